@@ -1,0 +1,148 @@
+#!/bin/bash
+# Build the patched test kernel.
+#
+#   scripts/build-kernel.sh [default|debug]
+#
+# 1. Unpacks Debian's linux-source-6.12 into build/linux once, as a git
+#    repository whose first commit (tag "base") is the pristine tarball.
+# 2. Applies kernel-patches/series with `git am` (no fuzz, no 3-way merge);
+#    re-applies from "base" only when the series or a patch changed.
+# 3. Configures tinyconfig + kvm_guest.config + kernel-patches/config.fragment
+#    (+ config-debug.fragment for the debug variant), checks that every
+#    requested option survived olddefconfig.
+# 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
+#    build/bzImage[-debug]; installs uapi headers to build/headers.
+#
+# Developers of a patch may build their own tree with the same config:
+#   KSRC=build/dev-foo scripts/build-kernel.sh
+# builds build/dev-foo as it is (no unpack, no series) into build/kbuild-dev-foo,
+# producing build/bzImage-dev-foo and build/headers-dev-foo.
+# Kernel builds take a lock (build/.kernel-build.lock): on two cores, builds
+# one after another finish sooner than builds side by side.
+set -euo pipefail
+
+VARIANT=${1:-default}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$ROOT/build
+SRC=$BUILD/linux
+PATCHDIR=$ROOT/kernel-patches
+TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+JOBS=${JOBS:-$(nproc)}
+
+HEADERS=$BUILD/headers
+DEVTREE=
+if [ -n "${KSRC:-}" ]; then
+	SRC=$(cd "$KSRC" && pwd); DEVTREE=$(basename "$SRC")
+fi
+
+case $VARIANT in
+default) OBJ=$BUILD/kbuild; IMAGE=$BUILD/bzImage
+	FRAGMENTS=("$PATCHDIR/config.fragment") ;;
+debug) OBJ=$BUILD/kbuild-debug; IMAGE=$BUILD/bzImage-debug
+	FRAGMENTS=("$PATCHDIR/config.fragment" "$PATCHDIR/config-debug.fragment") ;;
+*) echo "usage: $0 [default|debug]" >&2; exit 2 ;;
+esac
+if [ -n "$DEVTREE" ]; then
+	OBJ=$OBJ-$DEVTREE; IMAGE=$IMAGE-$DEVTREE; HEADERS=$HEADERS-$DEVTREE
+fi
+
+log() { echo "  KERNEL  $*"; }
+die() { echo "error: $*" >&2; exit 1; }
+
+unpack_source() {
+	[ -d "$SRC/.git" ] && return 0
+	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
+	log "unpacking $(basename "$TARBALL")"
+	rm -rf "$SRC" "$BUILD/linux-source-6.12"
+	tar -C "$BUILD" -xf "$TARBALL"
+	mv "$BUILD/linux-source-6.12" "$SRC"
+	# Debian's top-level .gitignore ignores everything: add with -f.
+	git -C "$SRC" init -q
+	git -C "$SRC" config user.name "linux-multicgroup build"
+	git -C "$SRC" config user.email "build@localhost"
+	git -C "$SRC" add -f -A
+	git -C "$SRC" commit -q -m "Linux 6.12 (Debian linux-source-6.12)"
+	git -C "$SRC" tag base
+}
+
+series_patches() {
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHDIR/series" || true
+}
+
+series_hash() {
+	{
+		cat "$PATCHDIR/series"
+		series_patches | while read -r p; do cat "$PATCHDIR/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+apply_series() {
+	local stamp=$SRC/.git/applied-series want
+	want=$(series_hash)
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+	log "applying kernel-patches/series"
+	git -C "$SRC" am --abort >/dev/null 2>&1 || true
+	git -C "$SRC" reset -q --hard base
+	rm -f "$stamp"
+	local p
+	for p in $(series_patches); do
+		[ -f "$PATCHDIR/$p" ] || die "series names $p, which does not exist"
+		if ! git -C "$SRC" am -q --no-3way "$PATCHDIR/$p"; then
+			git -C "$SRC" am --abort >/dev/null 2>&1 || true
+			die "patch $p does not apply cleanly to Linux 6.12 (see above)"
+		fi
+		log "applied $p"
+	done
+	echo "$want" >"$stamp"
+}
+
+configure() {
+	local stamp=$OBJ/.config-inputs want
+	want=$(cat "${FRAGMENTS[@]}" "$0" | sha256sum | cut -d' ' -f1)
+	[ -f "$stamp" ] && [ -f "$OBJ/.config" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+	log "configuring $VARIANT kernel"
+	mkdir -p "$OBJ"
+	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 tinyconfig >/dev/null
+	(cd "$OBJ" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
+		"$SRC/kernel/configs/kvm_guest.config" "${FRAGMENTS[@]}" >/dev/null)
+	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >/dev/null
+	check_config
+	echo "$want" >"$stamp"
+}
+
+# Every option a fragment asks for must be in the final .config.
+check_config() {
+	local line sym val missing=0
+	while IFS= read -r line; do
+		case $line in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*}; val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -q "^$sym=" "$OBJ/.config" && { echo "error: $sym is set, fragment wants it off" >&2; missing=1; }
+		elif [ "$sym" != CONFIG_NR_CPUS ]; then
+			grep -qx "$sym=$val" "$OBJ/.config" || { echo "error: $line requested but not in .config (missing dependency?)" >&2; missing=1; }
+		fi
+	done < <(cat "${FRAGMENTS[@]}")
+	[ $missing = 0 ] || die "kernel configuration is incomplete"
+}
+
+build() {
+	log "building $VARIANT bzImage (-j$JOBS)"
+	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=$SRC CCACHE_NOHASHDIR=1
+	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
+	cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp" && mv "$IMAGE.tmp" "$IMAGE"
+	if [ "$VARIANT" = default ]; then
+		make -s -C "$SRC" O="$OBJ" ARCH=x86_64 headers_install \
+			INSTALL_HDR_PATH="$HEADERS" >/dev/null
+	fi
+	log "$IMAGE ready"
+}
+
+mkdir -p "$BUILD"
+exec 9>"$BUILD/.kernel-build.lock"
+flock 9
+if [ -z "$DEVTREE" ]; then
+	unpack_source
+	apply_series
+fi
+configure
+build

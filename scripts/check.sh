@@ -1,0 +1,46 @@
+#!/bin/bash
+# `make check`: host-side unit tests, then every VM test in one guest boot,
+# then one summary line "N passed, N failed, N skipped".
+#
+#   scripts/check.sh [--kernel IMAGE] [--timeout SEC] [NAME-PREFIX...]
+#
+# Fails when a test fails, when the guest hangs or dies, and when the guest's
+# kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+KERNEL=build/bzImage
+TIMEOUT=${CHECK_TIMEOUT:-2400}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+OUT=build/check
+rm -rf "$OUT"; mkdir -p "$OUT"
+FAILURES=()
+
+echo "== host tests"
+scripts/run-tests.sh --host "$@" | tee "$OUT/host.ktap"
+
+echo "== guest tests ($KERNEL)"
+scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" --keep "$OUT/vm" -- \
+	scripts/run-tests.sh "$@" 2>"$OUT/vm-run.err"
+status=$?
+cat "$OUT/vm-run.err" >&2
+[ -f "$OUT/vm/out" ] && cp "$OUT/vm/out" "$OUT/vm.ktap"
+case $status in
+0) ;;
+124) FAILURES+=("guest hung: no result within ${TIMEOUT}s (log: $OUT/vm/console.log)") ;;
+125) FAILURES+=("guest died: $(grep -m1 'vm-run: guest' "$OUT/vm-run.err" | sed 's/^vm-run: //') (log: $OUT/vm/console.log)") ;;
+126) FAILURES+=("kernel log shows a splat outside the tests: $(grep -A1 'splat' "$OUT/vm-run.err" | tail -1) (log: $OUT/vm/dmesg)") ;;
+*) ;; # test failures: counted from the KTAP output
+esac
+
+echo "== summary"
+args=()
+for f in "${FAILURES[@]}"; do args+=(--failure "$f"); done
+files=("$OUT/host.ktap")
+[ -f "$OUT/vm.ktap" ] || [ ${#FAILURES[@]} -eq 0 ] && files+=("$OUT/vm.ktap")
+exec scripts/ktap-summary.py "${args[@]}" "${files[@]}"

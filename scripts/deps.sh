@@ -1,0 +1,35 @@
+#!/bin/bash
+# Install everything the project builds and tests with, from Debian 12's
+# archive. Idempotent: quiet and fast when everything is present.
+set -euo pipefail
+
+PACKAGES=(
+	# kernel source and kernel build
+	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
+	dwarves ccache cpio xz-utils kmod rsync python3
+	# BPF programs: clang/llvm for -target bpf, libbpf's build deps
+	clang llvm libbpf-dev zlib1g-dev
+	# the test guest
+	qemu-system-x86 busybox-static
+	# perf from the 6.12 tree (see platform.md)
+	libdw-dev libunwind-dev liblzma-dev libzstd-dev libcap-dev libnuma-dev
+	libslang2-dev libtraceevent-dev libpfm4-dev
+	# benchmarks and plots
+	gnuplot-nox
+	# user-space checks
+	valgrind
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "  DEPS    installing: ${missing[*]}"
+SUDO=
+[ "$(id -u)" = 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Run a list of tests and report them as KTAP (used by `make check`).
+#
+#   scripts/run-tests.sh [--host] [NAME-PREFIX...]
+#
+# In the guest (default) it reads every tests/vm-tests.d/*.list; with --host,
+# tests/host-tests.d/*.list plus the programs named in $HOST_TESTS (each a
+# path to a program that prints TAP), and does not watch the kernel log.
+# Each list line is
+#   name  command...
+# (blank lines and lines starting with # are ignored). A line may start with
+# "timeout=SEC" before the name (default 600). Each test runs from /repo with
+# bash; its own KTAP/TAP output is indented under a top-level result line.
+# A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
+# kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
+set -u
+cd "$(dirname "$0")/.."
+HOST=0
+[ "${1:-}" = --host ] && { HOST=1; shift; }
+if [ $HOST = 1 ]; then
+	LISTDIR=${HOST_TESTS_DIR:-tests/host-tests.d}
+else
+	LISTDIR=${VM_TESTS_DIR:-tests/vm-tests.d}
+fi
+SPLAT='(BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|detected stalls|Call Trace:)'
+
+selected() {
+	local name=$1 p
+	[ ${#FILTERS[@]} -eq 0 ] && return 0
+	for p in "${FILTERS[@]}"; do
+		case $name in "$p"*) return 0 ;; esac
+	done
+	return 1
+}
+
+FILTERS=("$@")
+TESTS=()
+for list in "$LISTDIR"/*.list; do
+	[ -f "$list" ] || continue
+	while IFS= read -r line; do
+		case $line in ''|'#'*) continue ;; esac
+		name=$line; name=${name#timeout=* }; name=${name%%[[:space:]]*}
+		selected "$name" && TESTS+=("$line")
+	done <"$list"
+done
+for prog in ${HOST_TESTS:-}; do
+	[ $HOST = 1 ] && selected "${prog##*/}" && TESTS+=("${prog##*/} $prog")
+done
+
+kernel_log() { [ $HOST = 1 ] || dmesg; }
+
+echo "TAP version 13"
+echo "1..${#TESTS[@]}"
+n=0
+for line in "${TESTS[@]}"; do
+	n=$((n + 1))
+	limit=600
+	case $line in timeout=*) limit=${line%% *}; limit=${limit#timeout=}; line=${line#* } ;; esac
+	name=${line%%[[:space:]]*}
+	cmd=${line#"$name"}
+	echo "# test $n: $name"
+	seen=$(kernel_log | wc -l)
+	start=$(date +%s)
+	timeout -k 10 "$limit" bash -c "$cmd" </dev/null 2>&1 | sed 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	secs=$(( $(date +%s) - start ))
+	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E "$SPLAT" | head -3)
+	if [ -n "$splat" ]; then
+		echo "$splat" | sed 's/^/  # kernel: /'
+		echo "not ok $n $name # kernel log shows a splat while it ran (${secs}s)"
+	elif [ "$rc" = 0 ]; then
+		echo "ok $n $name # ${secs}s"
+	elif [ "$rc" = 4 ]; then
+		echo "ok $n $name # SKIP (${secs}s)"
+	elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "not ok $n $name # timed out after ${limit}s"
+	else
+		echo "not ok $n $name # exit status $rc (${secs}s)"
+	fi
+done

@@ -1,0 +1,150 @@
+#!/bin/bash
+# Boot the test kernel in QEMU and run one shell command in it as root.
+#
+#   scripts/vm-run.sh [options] -- 'command'
+#   scripts/vm-run.sh --shell            interactive guest
+#
+# Options:
+#   --kernel IMAGE   kernel to boot (default build/bzImage)
+#   --timeout SEC    kill the guest after SEC seconds (default 1800)
+#   --mem SIZE       guest memory (default 2G)
+#   --cpus N         guest cpus (default 2)
+#   --allow-splat    do not fail on a kernel BUG/WARNING/... in the guest log
+#   --quiet          do not stream the command's output while it runs
+#   --keep DIR       use DIR (under build/) as the run directory and keep it
+#
+# The guest sees the repository at /repo (read-write) and the host's /usr
+# read-only; build/bin is on its PATH; cgroup2, bpffs, tracefs and debugfs
+# are mounted. The command runs from /repo with bash. The exit status is the
+# command's; 124 when the guest hung, 125 when it died (panic, crash) or
+# could not start, 126 when the command passed but the kernel log shows a
+# splat. The reason is printed on stderr as "vm-run: ...".
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+KERNEL=build/bzImage
+TIMEOUT=1800
+MEM=2G
+CPUS=2
+ALLOW_SPLAT=0
+QUIET=0
+MODE=run
+RUNDIR=
+KEEP=0
+
+usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	--mem) MEM=$2; shift 2 ;;
+	--cpus) CPUS=$2; shift 2 ;;
+	--allow-splat) ALLOW_SPLAT=1; shift ;;
+	--quiet) QUIET=1; shift ;;
+	--keep) RUNDIR=$2; KEEP=1; shift 2 ;;
+	--shell) MODE=shell; shift ;;
+	--) shift; break ;;
+	-h|--help) usage ;;
+	*) break ;;
+	esac
+done
+CMD="$*"
+[ "$MODE" = shell ] || [ -n "$CMD" ] || usage
+
+say() { echo "vm-run: $*" >&2; }
+[ -f "$KERNEL" ] || { say "no kernel at $KERNEL (run 'make kernel')"; exit 125; }
+
+mkdir -p build/vm
+INITRD=build/vm/initramfs.cpio.gz
+if [ ! -f "$INITRD" ] || [ scripts/guest/init -nt "$INITRD" ] || [ scripts/mkinitramfs.sh -nt "$INITRD" ]; then
+	scripts/mkinitramfs.sh "$INITRD" || exit 125
+fi
+
+if [ -z "$RUNDIR" ]; then
+	RUNDIR=$(mktemp -d build/vm/run-XXXXXX)
+else
+	rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
+fi
+RUNDIR=${RUNDIR%/}
+cleanup() { [ $KEEP = 1 ] || rm -rf "$RUNDIR"; }
+trap cleanup EXIT
+printf 'cd /repo\n%s\n' "$CMD" >"$RUNDIR/cmd.sh"
+
+accel() {
+	# /dev/kvm may exist yet hang (nested virtualization missing): probe
+	# once, cache the answer.
+	local cache=build/vm/accel
+	if [ ! -f $cache ]; then
+		echo tcg >$cache
+		if [ -w /dev/kvm ] && timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256M \
+			-nodefaults -nographic -no-reboot -serial stdio -bios /usr/share/qemu/qboot.rom \
+			-kernel "$KERNEL" -append "console=ttyS0 panic=-1 rdinit=/bin/busybox-absent" \
+			2>/dev/null | grep -q "Linux version"; then
+			echo kvm >$cache
+		fi
+	fi
+	case $(cat $cache) in
+	kvm) echo "-accel kvm -cpu host" ;;
+	*) echo "-accel tcg,thread=multi -cpu max" ;;
+	esac
+}
+
+APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 vmdir=$RUNDIR vmmode=$MODE"
+QEMU=(qemu-system-x86_64 $(accel) -smp "$CPUS" -m "$MEM"
+	-bios /usr/share/qemu/qboot.rom -nodefaults -nographic -no-reboot
+	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND"
+	-virtfs "local,path=$ROOT,mount_tag=repo,security_model=none,id=repo"
+	-virtfs "local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr")
+
+if [ $MODE = shell ]; then
+	exec "${QEMU[@]}" -serial mon:stdio
+fi
+
+CONSOLE=$RUNDIR/console.log
+"${QEMU[@]}" -serial "file:$CONSOLE" </dev/null &
+QPID=$!
+if [ $QUIET = 0 ]; then
+	( while [ ! -f "$RUNDIR/out" ] && kill -0 $QPID 2>/dev/null; do sleep 0.2; done
+	  [ -f "$RUNDIR/out" ] && exec tail -n +1 -s 0.3 -f --pid=$QPID "$RUNDIR/out" ) &
+	TPID=$!
+fi
+HUNG=0
+( sleep "$TIMEOUT"; kill -TERM $QPID 2>/dev/null ) &
+WATCHDOG=$!
+wait $QPID
+QEMU_STATUS=$?
+if ! kill -0 $WATCHDOG 2>/dev/null; then HUNG=1; else kill $WATCHDOG 2>/dev/null; fi
+wait $WATCHDOG 2>/dev/null
+[ $QUIET = 0 ] && wait $TPID 2>/dev/null
+[ $QUIET = 1 ] && [ -f "$RUNDIR/out" ] && cat "$RUNDIR/out"
+
+# The kernel log: what the console caught, and dmesg if the guest got that far.
+SPLAT='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|detected stalls|Call Trace:)'
+splat_lines() { cat "$CONSOLE" "$RUNDIR/dmesg" 2>/dev/null | grep -E "$SPLAT" | sort -u | head -5; }
+
+if [ $HUNG = 1 ]; then
+	say "guest hung: no result after ${TIMEOUT}s, killed (console log: $CONSOLE)"
+	tail -20 "$CONSOLE" >&2
+	KEEP=1; exit 124
+fi
+if [ ! -f "$RUNDIR/status" ]; then
+	if grep -q "Kernel panic" "$CONSOLE"; then
+		say "guest kernel panicked: $(grep -m1 'Kernel panic' "$CONSOLE")"
+	else
+		say "guest died before the command finished (qemu exit $QEMU_STATUS)"
+	fi
+	splat_lines >&2
+	tail -30 "$CONSOLE" >&2
+	say "console log: $CONSOLE"
+	KEEP=1; exit 125
+fi
+STATUS=$(cat "$RUNDIR/status")
+if [ $ALLOW_SPLAT = 0 ] && [ -n "$(splat_lines)" ]; then
+	say "kernel log shows a splat:"
+	splat_lines >&2
+	say "full log: $RUNDIR/dmesg"
+	KEEP=1
+	[ "$STATUS" = 0 ] && exit 126
+fi
+exit "$STATUS"
