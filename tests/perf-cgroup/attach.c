@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Accuracy of PERF_EVENT_IOC_ATTACH_CGROUP / READ_CGROUP: one cpu-wide event
+ * per cpu counts for several cgroups; each node is compared with an
+ * independent truth (cgroup cpu.stat, a classic per-cgroup event open over
+ * the same interval, the workers' own rusage, the event's own total).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pcg_test.h"
+
+#define TIMES (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
+
+FIXTURE(attach) {
+	char root[PCG_PATH_MAX];
+	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	uint64_t ida, idb, idroot;
+	struct pcg_worker_stat *st;
+	struct pcg_events ev, classic;
+};
+
+FIXTURE_SETUP(attach)
+{
+	PCG_REQUIRE_ATTACH();
+	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "attach"));
+	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
+	self->idroot = pcg_cg_id(self->root);
+	self->ida = pcg_cg_id(self->a);
+	self->idb = pcg_cg_id(self->b);
+	ASSERT_NE(0, self->ida);
+	ASSERT_NE(0, self->idb);
+	self->st = pcg_stats_alloc(4);
+	ASSERT_NE(NULL, self->st);
+	self->ev.nr = self->classic.nr = 0;
+}
+
+FIXTURE_TEARDOWN(attach)
+{
+	pcg_close_events(&self->ev);
+	pcg_close_events(&self->classic);
+	pcg_stats_free(self->st, 4);
+	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+}
+
+/*
+ * A busy task in a: the node's cpu-clock matches a's cpu.stat usage (5%) and
+ * a classic cgroup event open over the same interval (2%); the node's
+ * time_enabled/time_running are that same active time.
+ */
+TEST_F(attach, cpu_clock_matches_cpu_stat_and_cgroup_event)
+{
+	struct pcg_reading node;
+	uint64_t classic;
+	int64_t u0, u1;
+
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 TIMES, 0));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
+					    PERF_COUNT_SW_CPU_CLOCK, 0));
+	u0 = usage_ns(self->a);
+	ASSERT_WORKER(pcg_spawn_busy(self->a, BUSY_NS, -1, &self->st[0]));
+	u1 = usage_ns(self->a);
+	ASSERT_EQ(0, pcg_read_sum(&self->classic, &classic));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, self->ida, TIMES, &node));
+
+	TH_LOG("node %lu ns (enabled %lu running %lu), classic %lu ns, cpu.stat %ld ns",
+	       node.value, node.enabled, node.running, classic, u1 - u0);
+	ASSERT_LE(BUSY_NS, node.value);
+	EXPECT_TRUE(pcg_within_pct(node.value, u1 - u0, 5));
+	EXPECT_TRUE(pcg_within_pct(node.value, classic, 2));
+	/* software event: never multiplexed, enabled == running == active */
+	EXPECT_LE(node.running, node.enabled);
+	EXPECT_TRUE(pcg_within_pct(node.enabled, node.value, 2));
+	EXPECT_TRUE(pcg_within_pct(node.running, node.value, 2));
+}
+
+/*
+ * Hierarchy: root/p/{c1,c2} with a task in p itself; root, c1 and c2 are
+ * attached, p (intermediate) is not. The root node counts everything below
+ * it: root == own(p) + c1 + c2, and each part matches cpu.stat (5%).
+ */
+TEST_F(attach, hierarchy_parent_is_own_plus_children)
+{
+	char p[PCG_PATH_MAX], c1[PCG_PATH_MAX], c2[PCG_PATH_MAX];
+	struct pcg_reading top, r1, r2;
+	int64_t u0[3], u1[3];
+	uint64_t ids[3];
+	pid_t pid[3];
+	int i;
+
+	ASSERT_EQ(0, pcg_cg_create(p, self->root, "p"));
+	ASSERT_EQ(0, pcg_cg_create(c1, p, "c1"));
+	ASSERT_EQ(0, pcg_cg_create(c2, p, "c2"));
+	ids[0] = self->idroot;
+	ids[1] = pcg_cg_id(c1);
+	ids[2] = pcg_cg_id(c2);
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 0, 0));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 3));
+	u0[0] = usage_ns(p);
+	u0[1] = usage_ns(c1);
+	u0[2] = usage_ns(c2);
+	pid[0] = pcg_spawn_busy(p, BUSY_NS / 2, -1, NULL);
+	pid[1] = pcg_spawn_busy(c1, BUSY_NS, -1, NULL);
+	pid[2] = pcg_spawn_busy(c2, BUSY_NS / 2, -1, NULL);
+	for (i = 0; i < 3; i++)
+		ASSERT_WORKER(pid[i]);
+	u1[0] = usage_ns(p);
+	u1[1] = usage_ns(c1);
+	u1[2] = usage_ns(c2);
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[0], 0, &top));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[1], 0, &r1));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[2], 0, &r2));
+
+	TH_LOG("top %lu c1 %lu c2 %lu; cpu.stat p %ld c1 %ld c2 %ld",
+	       top.value, r1.value, r2.value, u1[0] - u0[0], u1[1] - u0[1],
+	       u1[2] - u0[2]);
+	ASSERT_LE(r1.value + r2.value, top.value);
+	EXPECT_TRUE(pcg_within_pct(r1.value, u1[1] - u0[1], 5));
+	EXPECT_TRUE(pcg_within_pct(r2.value, u1[2] - u0[2], 5));
+	/* own(p) = p's usage minus its children's, from cpu.stat alone */
+	EXPECT_TRUE(pcg_within_pct(top.value - r1.value - r2.value,
+				   (u1[0] - u0[0]) - (u1[1] - u0[1]) -
+				   (u1[2] - u0[2]), 5));
+	EXPECT_TRUE(pcg_within_pct(top.value, u1[0] - u0[0], 5));
+}
+
+/*
+ * Conservation: with the event enabled only after ATTACH, the cgroup v2
+ * root's node (everything: every task and the idle time) equals the event's
+ * own total, and the disjoint children a + b equal their parent, which has
+ * no task of its own. Everything is frozen by DISABLE before reading, so the
+ * sums must agree to rounding (0.1%).
+ */
+TEST_F(attach, conservation_total_equals_sum_of_nodes)
+{
+	struct pcg_reading rroot, rtest, ra, rb;
+	uint64_t ids[4], total;
+	pid_t pa, pb;
+
+	ids[0] = pcg_cg_id(pcg_cgroup_root());
+	ids[1] = self->idroot;
+	ids[2] = self->ida;
+	ids[3] = self->idb;
+	ASSERT_NE(0, ids[0]);
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 0, 1));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 4));
+	ASSERT_EQ(0, pcg_enable(&self->ev));
+	pa = pcg_spawn_busy(self->a, BUSY_NS / 2, -1, NULL);
+	pb = pcg_spawn_busy(self->b, BUSY_NS / 2, -1, NULL);
+	ASSERT_WORKER(pa);
+	ASSERT_WORKER(pb);
+	usleep(100000);
+	ASSERT_EQ(0, pcg_disable(&self->ev));
+	ASSERT_EQ(0, pcg_read_sum(&self->ev, &total));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[0], 0, &rroot));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[1], 0, &rtest));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[2], 0, &ra));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[3], 0, &rb));
+
+	TH_LOG("total %lu root %lu test %lu a %lu b %lu rest %ld", total,
+	       rroot.value, rtest.value, ra.value, rb.value,
+	       (int64_t)(rroot.value - rtest.value));
+	ASSERT_LE(BUSY_NS / 2, ra.value);
+	ASSERT_LE(BUSY_NS / 2, rb.value);
+	EXPECT_TRUE(pcg_within_pct(rroot.value, total, 0.1));
+	EXPECT_TRUE(pcg_within_pct(rtest.value, ra.value + rb.value, 0.1));
+	EXPECT_LE(rtest.value, rroot.value);
+}
+
+/*
+ * context-switches: a and b ping-pong on one cpu; a's node matches a classic
+ * cgroup event over the same interval and the switches a's task counted
+ * itself (rusage), within 2% + a few for joining and exiting.
+ */
+TEST_F(attach, context_switches_match_cgroup_event_and_rusage)
+{
+	struct pcg_reading na, nb;
+	uint64_t classic, own_a, own_b, ids[2] = { self->ida, self->idb };
+	pid_t pids[2];
+
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev,
+					 PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
+					    PERF_COUNT_SW_CONTEXT_SWITCHES, 0));
+	ASSERT_EQ(0, pcg_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
+					self->st, pids));
+	ASSERT_WORKER(pids[0]);
+	ASSERT_WORKER(pids[1]);
+	ASSERT_EQ(0, pcg_read_sum(&self->classic, &classic));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, self->ida, 0, &na));
+	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, self->idb, 0, &nb));
+	own_a = self->st[0].csw_end - self->st[0].csw_joined;
+	own_b = self->st[1].csw_end - self->st[1].csw_joined;
+
+	TH_LOG("a: node %lu classic %lu rusage %lu; b: node %lu rusage %lu",
+	       na.value, classic, own_a, nb.value, own_b);
+	ASSERT_LE(PINGPONG_ITERS, own_a);
+	EXPECT_LE(own_a, na.value);
+	EXPECT_GE(own_a + own_a / 50 + 5, na.value);
+	EXPECT_LE(own_b, nb.value);
+	EXPECT_GE(own_b + own_b / 50 + 5, nb.value);
+	EXPECT_TRUE(pcg_within_pct(na.value, classic, 2));
+}
+
+static int event_id(int fd, uint64_t *id)
+{
+	return ioctl(fd, PERF_EVENT_IOC_ID, id) ? -errno : 0;
+}
+
+/*
+ * PERF_FORMAT_GROUP: ATTACH on a leader (cpu-clock) applies to its sibling
+ * (context-switches); one READ_CGROUP returns both per-cgroup counts in the
+ * group layout, each matching its own truth.
+ */
+TEST_F(attach, group_read_per_cgroup)
+{
+	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID | TIMES;
+	struct pcg_events sib;
+	uint64_t out[3 + 2 * 2], sum[2] = { 0, 0 }, te = 0, tr = 0;
+	uint64_t own_csw, lead_id, sib_id;
+	int64_t u0, u1;
+	pid_t pids[2], busy;
+	int cpu, ret;
+
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 fmt, 0));
+	ASSERT_EQ(0, pcg_open_sibling_events(&sib, &self->ev,
+					     PERF_COUNT_SW_CONTEXT_SWITCHES,
+					     fmt));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	u0 = usage_ns(self->a);
+	busy = pcg_spawn_busy(self->a, BUSY_NS / 2, -1, &self->st[2]);
+	ASSERT_EQ(0, pcg_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
+					self->st, pids));
+	ASSERT_WORKER(busy);
+	ASSERT_WORKER(pids[0]);
+	ASSERT_WORKER(pids[1]);
+	u1 = usage_ns(self->a);
+
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(0, event_id(self->ev.fd[cpu], &lead_id));
+		ASSERT_EQ(0, event_id(sib.fd[cpu], &sib_id));
+		ret = pcg_read_cgroup(self->ev.fd[cpu], self->ida, out, 7);
+		ASSERT_EQ(sizeof(out), ret);
+		ASSERT_EQ(2, out[0]);
+		ASSERT_EQ(lead_id, out[4]);
+		ASSERT_EQ(sib_id, out[6]);
+		ASSERT_LE(out[2], out[1]);
+		te += out[1];
+		tr += out[2];
+		sum[0] += out[3];
+		sum[1] += out[5];
+		/* a sibling is not a leader: ATTACH and READ go to the leader */
+		ASSERT_EQ(-EINVAL, pcg_attach(sib.fd[cpu], &self->idb, 1));
+	}
+	pcg_close_events(&sib);
+	own_csw = self->st[0].csw_end - self->st[0].csw_joined +
+		  self->st[2].csw_end - self->st[2].csw_joined;
+
+	TH_LOG("group: cpu-clock %lu (cpu.stat %ld) enabled %lu running %lu, csw %lu (rusage %lu)",
+	       sum[0], u1 - u0, te, tr, sum[1], own_csw);
+	EXPECT_TRUE(pcg_within_pct(sum[0], u1 - u0, 5));
+	EXPECT_TRUE(pcg_within_pct(te, sum[0], 2));
+	EXPECT_LE(own_csw, sum[1]);
+	EXPECT_GE(own_csw + own_csw / 50 + 10, sum[1]);
+}
+
+TEST_HARNESS_MAIN

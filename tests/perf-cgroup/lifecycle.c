@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Life cycle of the nodes of a multi-cgroup perf event: nothing counted
+ * before ATTACH, re-ATTACH keeps counts and adds new cgroups, DETACH removes
+ * only its nodes, a removed cgroup keeps its final counts, a task moving
+ * between cgroups leaves its counts up to the move with the old cgroup, and
+ * READ_CGROUPS returns exactly what READ_CGROUP returns for each node.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pcg_test.h"
+
+#define SHORT_NS	(400 * NSEC_PER_MSEC)
+
+FIXTURE(life) {
+	char root[PCG_PATH_MAX];
+	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	uint64_t ida, idb;
+	struct pcg_worker_stat *st;
+	struct pcg_events ev;
+};
+
+FIXTURE_SETUP(life)
+{
+	PCG_REQUIRE_ATTACH();
+	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "life"));
+	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
+	self->ida = pcg_cg_id(self->a);
+	self->idb = pcg_cg_id(self->b);
+	ASSERT_NE(0, self->ida);
+	ASSERT_NE(0, self->idb);
+	self->st = pcg_stats_alloc(2);
+	ASSERT_NE(NULL, self->st);
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 0, 0));
+}
+
+FIXTURE_TEARDOWN(life)
+{
+	pcg_close_events(&self->ev);
+	pcg_stats_free(self->st, 2);
+	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+}
+
+static int64_t node_value(struct pcg_events *ev, uint64_t id)
+{
+	struct pcg_reading r;
+	int ret = pcg_read_cgroup_sum(ev, id, 0, &r);
+
+	return ret < 0 ? ret : (int64_t)r.value;
+}
+
+/* Run a busy worker in cg; return how much cpu.stat says it used (ns). */
+static int64_t run_busy(const char *cg, uint64_t ns)
+{
+	int64_t u0 = usage_ns(cg);
+	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
+
+	if (pid < 0 || pcg_wait(pid))
+		return -1;
+	return usage_ns(cg) - u0;
+}
+
+/* Work done in a before ATTACH is not counted; work after it is. */
+TEST_F(life, nothing_counted_before_attach)
+{
+	int64_t used, v;
+
+	ASSERT_LE((int64_t)SHORT_NS, run_busy(self->a, SHORT_NS));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	EXPECT_EQ(0, node_value(&self->ev, self->ida));
+	used = run_busy(self->a, SHORT_NS);
+	v = node_value(&self->ev, self->ida);
+	TH_LOG("after attach: node %ld, cpu.stat %ld", v, used);
+	EXPECT_TRUE(pcg_within_pct(v, used, 5));
+}
+
+/* ATTACH again keeps a's count and adds b, starting from zero. */
+TEST_F(life, reattach_keeps_counts_and_adds)
+{
+	uint64_t ids[2] = { self->ida, self->idb };
+	int64_t va, used_a, used_b, v;
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	used_a = run_busy(self->a, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, used_a);
+	va = node_value(&self->ev, self->ida);
+	ASSERT_TRUE(pcg_within_pct(va, used_a, 5));
+	ASSERT_EQ(-ENOENT, node_value(&self->ev, self->idb));
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	EXPECT_EQ(va, node_value(&self->ev, self->ida));
+	EXPECT_EQ(0, node_value(&self->ev, self->idb));
+
+	used_a += run_busy(self->a, SHORT_NS);
+	used_b = run_busy(self->b, SHORT_NS);
+	v = node_value(&self->ev, self->ida);
+	TH_LOG("a: node %ld cpu.stat %ld", v, used_a);
+	EXPECT_TRUE(pcg_within_pct(v, used_a, 5));
+	v = node_value(&self->ev, self->idb);
+	TH_LOG("b: node %ld cpu.stat %ld", v, used_b);
+	EXPECT_TRUE(pcg_within_pct(v, used_b, 5));
+}
+
+/* The ids of the records of one READ_CGROUPS, or -errno. */
+static int vector_ids(int fd, uint64_t *ids, int max)
+{
+	uint64_t *buf;
+	size_t size;
+	int ret, i;
+
+	ret = pcg_read_cgroups(fd, &buf, &size);
+	if (ret < 0)
+		return ret;
+	if (buf[2] > (uint64_t)max) {
+		free(buf);
+		return -E2BIG;
+	}
+	for (i = 0; i < (int)buf[2]; i++)
+		ids[i] = buf[3 + 2 * i];
+	ret = buf[2];
+	free(buf);
+	return ret;
+}
+
+/* DETACH a: a is gone (and starts over when attached again), b untouched. */
+TEST_F(life, detach_removes_only_that_node)
+{
+	uint64_t ids[2] = { self->ida, self->idb }, seen[4];
+	int64_t vb;
+	int cpu;
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	ASSERT_LT(0, run_busy(self->a, SHORT_NS));
+	ASSERT_LT(0, run_busy(self->b, SHORT_NS));
+	vb = node_value(&self->ev, self->idb);
+	ASSERT_LE((int64_t)SHORT_NS, vb);
+
+	ASSERT_EQ(0, pcg_detach_all(&self->ev, &self->ida, 1));
+	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+	EXPECT_EQ(vb, node_value(&self->ev, self->idb));
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(1, vector_ids(self->ev.fd[cpu], seen, 4));
+		EXPECT_EQ(self->idb, seen[0]);
+	}
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	EXPECT_EQ(0, node_value(&self->ev, self->ida));
+	EXPECT_EQ(vb, node_value(&self->ev, self->idb));
+}
+
+/* rmdir of an attached cgroup: its node keeps the final count. */
+TEST_F(life, removed_cgroup_keeps_final_counts)
+{
+	uint64_t seen[4];
+	int64_t used, va;
+	int cpu;
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	used = run_busy(self->a, SHORT_NS);
+	va = node_value(&self->ev, self->ida);
+	ASSERT_TRUE(pcg_within_pct(va, used, 5));
+	ASSERT_EQ(0, pcg_cg_remove(self->a));
+
+	EXPECT_EQ(va, node_value(&self->ev, self->ida));
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(1, vector_ids(self->ev.fd[cpu], seen, 4));
+		EXPECT_EQ(self->ida, seen[0]);
+	}
+	/* a dead cgroup cannot be attached, but can be detached */
+	EXPECT_EQ(-ENOENT, pcg_attach(self->ev.fd[0], &self->ida, 1));
+	EXPECT_EQ(0, pcg_detach_all(&self->ev, &self->ida, 1));
+	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+}
+
+/*
+ * A task burns in a, moves itself to b, burns again: a's node holds what it
+ * used up to the move, b's what it used after (its own cpu clock, 5%).
+ */
+TEST_F(life, task_migration_splits_counts)
+{
+	uint64_t ids[2] = { self->ida, self->idb };
+	struct pcg_worker_stat *st = &self->st[0];
+	int64_t ua0, ub0, ua, ub, va, vb;
+	double before, after;
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	ua0 = usage_ns(self->a);
+	ub0 = usage_ns(self->b);
+	ASSERT_WORKER(pcg_spawn_busy_migrating(self->a, BUSY_NS / 2, self->b,
+					       BUSY_NS / 2, -1, st));
+	ua = usage_ns(self->a) - ua0;
+	ub = usage_ns(self->b) - ub0;
+	va = node_value(&self->ev, self->ida);
+	vb = node_value(&self->ev, self->idb);
+	before = st->cpu_ns_moved - st->cpu_ns_joined;
+	after = st->cpu_ns_end - st->cpu_ns_moved;
+
+	TH_LOG("a: node %ld cpu.stat %ld own %.0f; b: node %ld cpu.stat %ld own %.0f",
+	       va, ua, before, vb, ub, after);
+	EXPECT_TRUE(pcg_within_pct(va, before, 5));
+	EXPECT_TRUE(pcg_within_pct(vb, after, 5));
+	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
+	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
+}
+
+/* One READ_CGROUPS returns, per node, exactly what READ_CGROUP returns. */
+TEST_F(life, vector_read_matches_single_reads)
+{
+	const uint64_t fmt = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			     PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
+	uint64_t ids[2] = { self->ida, self->idb }, one[4], *buf, *rec;
+	size_t size, words = pcg_reading_words(fmt), i;
+	struct pcg_events ev;
+	int cpu, ret, found;
+
+	ASSERT_EQ(0, pcg_open_cpu_events(&ev, PERF_COUNT_SW_CPU_CLOCK, fmt, 0));
+	ASSERT_EQ(0, pcg_attach_all(&ev, ids, 2));
+	ASSERT_LT(0, run_busy(self->a, SHORT_NS));
+	ASSERT_LT(0, run_busy(self->b, SHORT_NS / 2));
+	for (cpu = 0; cpu < ev.nr; cpu++) {
+		ret = pcg_read_cgroups(ev.fd[cpu], &buf, &size);
+		ASSERT_EQ(8 + 2 * (1 + words) * 8, ret);
+		ASSERT_EQ(2, buf[2]);
+		found = 0;
+		for (i = 0; i < 2; i++) {
+			rec = buf + 3 + i * (1 + words);
+			ASSERT_EQ(words * 8,
+				  pcg_read_cgroup(ev.fd[cpu], rec[0], one,
+						  words));
+			EXPECT_EQ(0, memcmp(one, rec + 1, words * 8));
+			found |= (rec[0] == self->ida) | (rec[0] == self->idb) << 1;
+		}
+		free(buf);
+		EXPECT_EQ(3, found);
+	}
+	pcg_close_events(&ev);
+}
+
+/* Closing the fd frees the nodes; a new event starts from nothing. */
+TEST_F(life, close_and_reopen_starts_empty)
+{
+	uint64_t seen[2];
+	int cpu;
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	ASSERT_LT(0, run_busy(self->a, SHORT_NS / 4));
+	pcg_close_events(&self->ev);
+	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
+					 0, 0));
+	for (cpu = 0; cpu < self->ev.nr; cpu++)
+		EXPECT_EQ(0, vector_ids(self->ev.fd[cpu], seen, 2));
+	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,39 @@
+# tests/perf-cgroup/perf-cgroup.mk - tests of the multi-cgroup perf event
+# ioctls (issue 3) and the kernel tree's own perf_events selftests.
+#
+#   $(BUILD)/bin/perf_cgroup_*       kselftest-harness programs (KTAP), one
+#                                    per tests/perf-cgroup/<name>.c, linked
+#                                    with the helper library pcg_lib.c
+#   $(BUILD)/perf-selftests/*        tools/testing/selftests/perf_events,
+#                                    built out of tree against $(KHDR)
+# Listed in tests/vm-tests.d/20-perf-selftests.list and 30-perf-cgroup.list.
+
+PCG_DIR   := tests/perf-cgroup
+PCG_NAMES := classic attach lifecycle
+PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
+PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h
+# The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
+# The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
+# -Wno-sign-compare (as -Wno-unused-parameter) is for its macros.
+PCG_CFLAGS := $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare \
+	-isystem $(KHDR) \
+	-I$(KSELFTEST_INC) -I$(PCG_DIR)
+
+PERF_SELFTEST_DIR  := $(BUILD)/perf-selftests
+PERF_SELFTEST_BINS := $(addprefix $(PERF_SELFTEST_DIR)/,\
+	sigtrap_threads remove_on_exec watermark_signal mmap)
+
+$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_DIR)/pcg_lib.c -lpthread
+
+.PHONY: perf-cgroup-tests
+perf-cgroup-tests: $(PCG_BINS) $(PERF_SELFTEST_BINS)
+
+$(PERF_SELFTEST_BINS) &: $(KHDR)/linux/perf_event.h
+	@mkdir -p $(PERF_SELFTEST_DIR)
+	$(MAKE) -s -C $(KSELFTEST_INC)/perf_events \
+		OUTPUT=$(abspath $(PERF_SELFTEST_DIR)) \
+		KHDR_INCLUDES="-isystem $(abspath $(KHDR))"
+
+GUEST_BINS += $(PCG_BINS) $(PERF_SELFTEST_BINS)
