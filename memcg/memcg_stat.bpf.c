@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_stat: a sleepable cgroup_iter program that reads selected memcg
+ * statistics through the bpf_mem_cgroup_* kfuncs and stores them as
+ * binary records, one per visited cgroup, in the mmap-able map "recs".
+ *
+ * User space fills term_kind[]/term_idx[] before loading (the indexes come
+ * from the running kernel's BTF enums), resets nr_recs, and triggers a walk
+ * with read(iter_fd). The first visited cgroup is flushed, which makes
+ * its whole subtree exact, as reading memory.stat does.
+ */
+#define BPF_NO_KFUNC_PROTOTYPES
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "memcg_stat_abi.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+extern struct mem_cgroup *bpf_get_mem_cgroup(struct cgroup_subsys_state *css) __ksym;
+extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym;
+extern unsigned long bpf_mem_cgroup_page_state(struct mem_cgroup *memcg, int idx) __ksym;
+extern unsigned long bpf_mem_cgroup_vm_events(struct mem_cgroup *memcg,
+					      enum vm_event_item event) __ksym;
+extern unsigned long bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
+						  enum memcg_memory_event event) __ksym;
+extern unsigned long bpf_mem_cgroup_usage(struct mem_cgroup *memcg) __ksym;
+extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym;
+
+/* Set by user space before load. */
+const volatile __u32 nr_terms;
+const volatile __u32 term_kind[MEMCG_STAT_MAX_TERMS];
+const volatile __s32 term_idx[MEMCG_STAT_MAX_TERMS];
+const volatile __u32 flush = 1;
+
+/* Reset by user space before each walk. */
+__u32 nr_recs;
+__u32 overflow;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct memcg_stat_rec);
+	__uint(max_entries, 1);		/* resized by user space */
+} recs SEC(".maps");
+
+static __u64 read_term(struct mem_cgroup *memcg, __u32 kind, __s32 idx)
+{
+	switch (kind) {
+	case MEMCG_TERM_PAGE_STATE:
+		return bpf_mem_cgroup_page_state(memcg, idx);
+	case MEMCG_TERM_VM_EVENT:
+		return bpf_mem_cgroup_vm_events(memcg, idx);
+	case MEMCG_TERM_MEMORY_EVENT:
+		return bpf_mem_cgroup_memory_events(memcg, idx);
+	case MEMCG_TERM_USAGE:
+		return bpf_mem_cgroup_usage(memcg);
+	}
+	return (__u64)-1;
+}
+
+SEC("iter.s/cgroup")
+int memcg_stat(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	struct memcg_stat_rec *rec;
+	struct mem_cgroup *memcg;
+	__u32 slot = nr_recs;
+	__u32 i;
+
+	if (!cgrp)
+		return 0;
+
+	rec = bpf_map_lookup_elem(&recs, &slot);
+	if (!rec) {
+		overflow = 1;
+		return 1;	/* stop the walk: the map is full */
+	}
+	nr_recs = slot + 1;
+	rec->cgroup_id = cgrp->kn->id;
+	rec->nr_terms = nr_terms;
+	rec->flags = 0;
+
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
+	if (!memcg) {
+		rec->flags = MEMCG_REC_NO_MEMCG;
+		return 0;
+	}
+	if (flush && slot == 0)
+		bpf_mem_cgroup_flush_stats(memcg);
+
+	for (i = 0; i < MEMCG_STAT_MAX_TERMS && i < nr_terms; i++)
+		rec->val[i] = read_term(memcg, term_kind[i], term_idx[i]);
+
+	bpf_put_mem_cgroup(memcg);
+	return 0;
+}
