@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgrstat library: loads cgrstat.bpf.c, opens the counters, reads results. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "cgrstat.h"
+#include "rstat_counters.skel.h"
+
+#define NAME_LEN 32
+#define DEFAULT_MAX_CGROUPS 32768
+#define DEFAULT_MAX_RECORDS 16384
+#define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
+
+struct event_desc {
+	const char *name;
+	__u32 type;
+	__u64 config;
+};
+
+static const struct event_desc known_events[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+};
+
+struct cgrstat {
+	struct rstat_counters *skel;
+	struct bpf_link *switch_link;
+	struct bpf_link *flush_link;
+	int nr_events;
+	int nr_cpus;
+	const struct event_desc *events[CGRSTAT_MAX_EVENTS];
+	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
+	uint32_t max_records;
+	char root[PATH_MAX];
+	char err[512];
+};
+
+static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (buf && len) {
+		va_start(ap, fmt);
+		vsnprintf(buf, len, fmt, ap);
+		va_end(ap);
+	}
+	return -abs(errnum);
+}
+
+#define S_ERR(s, e, ...) set_err((s)->err, sizeof((s)->err), (e), __VA_ARGS__)
+
+static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN && getenv("CGRSTAT_DEBUG"))
+		return vfprintf(stderr, fmt, ap);
+	if (getenv("CGRSTAT_DEBUG") && atoi(getenv("CGRSTAT_DEBUG")) > 1)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+static const struct event_desc *find_event(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
+		if (!strcmp(known_events[i].name, name))
+			return &known_events[i];
+	return NULL;
+}
+
+static int parse_events(struct cgrstat *s, const char *list)
+{
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!list || !*list)
+		return S_ERR(s, EINVAL, "no events given (example: cpu-clock,context-switches)");
+	copy = strdup(list);
+	if (!copy)
+		return S_ERR(s, ENOMEM, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct event_desc *ev = find_event(tok);
+
+		if (!ev) {
+			ret = S_ERR(s, EINVAL, "unknown event '%s' (known: cpu-clock, task-clock, "
+				    "context-switches, cpu-migrations, page-faults, minor-faults, "
+				    "major-faults, cgroup-switches, cycles, instructions, "
+				    "cache-misses, branch-misses)", tok);
+			break;
+		}
+		if (s->nr_events == CGRSTAT_MAX_EVENTS) {
+			ret = S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
+			break;
+		}
+		s->events[s->nr_events++] = ev;
+	}
+	free(copy);
+	return ret;
+}
+
+static int find_cgroup2_root(struct cgrstat *s, const char *hint)
+{
+	char line[4096], mnt[PATH_MAX], fstype[64];
+	FILE *f;
+
+	if (hint) {
+		snprintf(s->root, sizeof(s->root), "%s", hint);
+		return 0;
+	}
+	f = fopen("/proc/self/mounts", "re");
+	if (!f)
+		return S_ERR(s, errno, "cannot read /proc/self/mounts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %4095s %63s", mnt, fstype) == 2 && !strcmp(fstype, "cgroup2")) {
+			snprintf(s->root, sizeof(s->root), "%s", mnt);
+			fclose(f);
+			return 0;
+		}
+	}
+	fclose(f);
+	return S_ERR(s, ENOENT, "no cgroup2 file system mounted "
+		     "(mount -t cgroup2 none /sys/fs/cgroup)");
+}
+
+static void resolve_path(const struct cgrstat *s, const char *path, char *out, size_t len)
+{
+	if (path && path[0] == '/' && strncmp(path, s->root, strlen(s->root)) == 0)
+		snprintf(out, len, "%s", path);
+	else
+		snprintf(out, len, "%s/%s", s->root, path ? path : "");
+}
+
+int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id)
+{
+	char full[PATH_MAX];
+	struct stat st;
+
+	resolve_path(s, path, full, sizeof(full));
+	if (stat(full, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	/* cgroup2: the inode number is the kernfs id (64-bit kernels) */
+	*id = st.st_ino;
+	return 0;
+}
+
+static int check_kernel(struct cgrstat *s, const char *hook)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ret = 0;
+
+	if (!btf)
+		return S_ERR(s, ENOTSUP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
+			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+	if (btf__find_by_name_kind(btf, hook, BTF_KIND_FUNC) < 0)
+		ret = S_ERR(s, ENOENT, "kernel lacks the rstat hook: no function '%s' in its BTF "
+			    "(needs Linux 6.1+ with BPF rstat support)", hook);
+	else if (btf__find_by_name_kind(btf, "cgroup_rstat_updated", BTF_KIND_FUNC) < 0 &&
+		 btf__find_by_name_kind(btf, "css_rstat_updated", BTF_KIND_FUNC) < 0)
+		ret = S_ERR(s, ENOENT, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
+			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
+	else if (btf__find_by_name_kind(btf, "bpf_iter_cgroup", BTF_KIND_FUNC) < 0 &&
+		 btf__find_by_name_kind(btf, "bpf_iter_cgroup", BTF_KIND_FUNC_PROTO) < 0 &&
+		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
+		ret = S_ERR(s, ENOENT, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
+	btf__free(btf);
+	return ret;
+}
+
+static long perf_event_open(struct perf_event_attr *attr, int cpu)
+{
+	return syscall(__NR_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = s->events[ev]->type,
+		.config = s->events[ev]->config,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+
+	*fd = perf_event_open(&attr, cpu);
+	if (*fd >= 0)
+		return 0;
+	switch (errno) {
+	case ENODEV:
+		return 1;	/* offline cpu: nothing to count there */
+	case EACCES:
+	case EPERM:
+		return S_ERR(s, errno, "no permission to open event '%s' on cpu %d: run as root "
+			     "(CAP_PERFMON + CAP_BPF) or lower /proc/sys/kernel/perf_event_paranoid",
+			     s->events[ev]->name, cpu);
+	case ENOENT:
+	case EOPNOTSUPP:
+	case EINVAL:
+		return S_ERR(s, errno, "event '%s' is not supported by this machine "
+			     "(no hardware PMU?): %s", s->events[ev]->name, strerror(errno));
+	default:
+		return S_ERR(s, errno, "perf_event_open('%s', cpu %d): %s",
+			     s->events[ev]->name, cpu, strerror(errno));
+	}
+}
+
+static int open_counters(struct cgrstat *s)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.events);
+	int ev, cpu, ret, n = s->nr_events * s->nr_cpus;
+
+	s->perf_fds = malloc(sizeof(int) * n);
+	if (!s->perf_fds)
+		return S_ERR(s, ENOMEM, "out of memory");
+	for (ev = 0; ev < n; ev++)
+		s->perf_fds[ev] = -1;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			__u32 key = ev * s->nr_cpus + cpu;
+
+			ret = open_counter(s, ev, cpu, &s->perf_fds[key]);
+			if (ret > 0)
+				continue;
+			if (ret < 0)
+				return ret;
+			if (bpf_map_update_elem(map_fd, &key, &s->perf_fds[key], BPF_ANY))
+				return S_ERR(s, errno, "cannot put event '%s' of cpu %d in the BPF map: %s",
+					     s->events[ev]->name, cpu, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
+{
+	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups : DEFAULT_MAX_CGROUPS;
+	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
+	struct rstat_counters *skel;
+	int i, err;
+
+	s->max_records = opts && opts->max_records ? opts->max_records : DEFAULT_MAX_RECORDS;
+	err = check_kernel(s, hook);
+	if (err)
+		return err;
+	skel = rstat_counters__open();
+	if (!skel)
+		return S_ERR(s, errno, "cannot open the BPF object: %s", strerror(errno));
+	s->skel = skel;
+	skel->rodata->nr_cpus = s->nr_cpus;
+	skel->rodata->nr_events = s->nr_events;
+	for (i = 0; i < s->nr_events; i++)
+		strncpy((char *)skel->rodata->event_names[i], s->events[i]->name, NAME_LEN - 1);
+	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
+	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
+	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
+	bpf_map__set_max_entries(skel->maps.records, s->max_records);
+	bpf_program__set_attach_target(skel->progs.cgrstat_flush, 0, hook);
+	err = rstat_counters__load(skel);
+	if (err) {
+		if (err == -EPERM || err == -EACCES)
+			return S_ERR(s, err, "no permission to load BPF programs: run as root "
+				     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
+		return S_ERR(s, err, "the kernel refused the BPF programs: %s "
+			     "(CGRSTAT_DEBUG=2 shows the verifier log)", strerror(-err));
+	}
+	return 0;
+}
+
+static int attach_bpf(struct cgrstat *s)
+{
+	s->flush_link = bpf_program__attach(s->skel->progs.cgrstat_flush);
+	if (!s->flush_link)
+		return S_ERR(s, errno, "cannot attach to the rstat hook: %s", strerror(errno));
+	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
+	if (!s->switch_link)
+		return S_ERR(s, errno, "cannot attach to sched_switch: %s", strerror(errno));
+	return 0;
+}
+
+struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
+			     char *err, size_t err_len)
+{
+	struct cgrstat *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		set_err(err, err_len, ENOMEM, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	libbpf_set_print(silent_print);
+	s->nr_cpus = libbpf_num_possible_cpus();
+	ret = s->nr_cpus < 0 ? S_ERR(s, -s->nr_cpus, "cannot count cpus") : 0;
+	if (!ret)
+		ret = parse_events(s, events);
+	if (!ret)
+		ret = find_cgroup2_root(s, opts ? opts->cgroup_root : NULL);
+	if (!ret)
+		ret = load_bpf(s, opts);
+	if (!ret)
+		ret = open_counters(s);
+	if (!ret)
+		ret = attach_bpf(s);
+	if (ret) {
+		set_err(err, err_len, ret, "%s", s->err);
+		cgrstat_close(s);
+		errno = -ret;
+		return NULL;
+	}
+	return s;
+}
+
+void cgrstat_close(struct cgrstat *s)
+{
+	int i;
+
+	if (!s)
+		return;
+	bpf_link__destroy(s->switch_link);
+	bpf_link__destroy(s->flush_link);
+	if (s->perf_fds)
+		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
+			if (s->perf_fds[i] >= 0)
+				close(s->perf_fds[i]);
+	free(s->perf_fds);
+	rstat_counters__destroy(s->skel);
+	free(s);
+}
+
+const char *cgrstat_errmsg(const struct cgrstat *s)
+{
+	return s->err;
+}
+
+int cgrstat_nr_events(const struct cgrstat *s)
+{
+	return s->nr_events;
+}
+
+const char *cgrstat_event_name(const struct cgrstat *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_events ? s->events[idx]->name : NULL;
+}
+
+const char *cgrstat_cgroup_root(const struct cgrstat *s)
+{
+	return s->root;
+}
+
+/* An iterator link over the cgroup at @path (or with id @id if !path). */
+static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *path,
+		     uint64_t id, enum bpf_cgroup_iter_order order, struct bpf_link **out)
+{
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info info = {};
+	char full[PATH_MAX];
+	struct bpf_link *link;
+	int cg_fd = -1;
+
+	if (path) {
+		resolve_path(s, path, full, sizeof(full));
+		cg_fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg_fd < 0)
+			return S_ERR(s, errno, "cgroup '%s': %s", full, strerror(errno));
+		info.cgroup.cgroup_fd = cg_fd;
+	} else {
+		snprintf(full, sizeof(full), "id %llu", (unsigned long long)id);
+		info.cgroup.cgroup_id = id;
+	}
+	info.cgroup.order = order;
+	opts.link_info = &info;
+	opts.link_info_len = sizeof(info);
+	link = bpf_program__attach_iter(prog, &opts);
+	if (!link) {
+		int err = errno;
+
+		if (cg_fd >= 0)
+			close(cg_fd);
+		return S_ERR(s, err, "cannot create a cgroup iterator on cgroup %s: %s",
+			     full, strerror(err));
+	}
+	if (cg_fd >= 0)
+		close(cg_fd);
+	*out = link;
+	return 0;
+}
+
+/* Run an iterator over the cgroup at @path (or @id) in @order, read it whole. */
+static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *path, uint64_t id,
+		    enum bpf_cgroup_iter_order order, char *buf, size_t len)
+{
+	struct bpf_link *link = NULL;
+	int iter_fd, ret;
+	char sink[4096];
+	size_t used = 0;
+	ssize_t n;
+
+	ret = make_iter(s, prog, path, id, order, &link);
+	if (ret)
+		return ret;
+	iter_fd = bpf_iter_create(bpf_link__fd(link));
+	if (iter_fd < 0) {
+		ret = S_ERR(s, errno, "bpf_iter_create: %s", strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		char *dst = buf && used + 1 < len ? buf + used : sink;
+		size_t room = buf && used + 1 < len ? len - 1 - used : sizeof(sink);
+
+		n = read(iter_fd, dst, room);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = S_ERR(s, errno, "reading the cgroup iterator: %s", strerror(errno));
+			break;
+		}
+		if (n == 0)
+			break;
+		if (dst != sink)
+			used += n;
+	}
+	if (buf && len)
+		buf[used] = 0;
+	close(iter_fd);
+out:
+	bpf_link__destroy(link);
+	return ret;
+}
+
+static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.records);
+	uint32_t i, n = s->skel->bss->nr_records;
+	struct cgrstat_record *out;
+
+	if (s->skel->bss->records_dropped)
+		return S_ERR(s, ENOSPC, "more than %u cgroups in the walk: raise "
+			     "cgrstat_opts.max_records", s->max_records);
+	out = calloc(n ? n : 1, sizeof(*out));
+	if (!out)
+		return S_ERR(s, ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		if (bpf_map_lookup_elem(map_fd, &i, &out[i])) {
+			free(out);
+			return S_ERR(s, errno, "reading record %u: %s", i, strerror(errno));
+		}
+	}
+	*recs = out;
+	*nr = n;
+	return 0;
+}
+
+static int read_records(struct cgrstat *s, const char *path, uint64_t id,
+			enum bpf_cgroup_iter_order order, struct cgrstat_record **recs, size_t *nr)
+{
+	int ret;
+
+	s->skel->bss->records_dropped = 0;
+	s->skel->bss->nr_records = 0;
+	ret = run_iter(s, s->skel->progs.cgrstat_dump_records, path, id, order, NULL, 0);
+	return ret ? ret : fetch_records(s, recs, nr);
+}
+
+static int read_one(struct cgrstat *s, const char *path, uint64_t id, struct cgrstat_record *rec)
+{
+	struct cgrstat_record *recs;
+	size_t nr;
+	int ret;
+
+	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
+	if (ret)
+		return ret;
+	if (nr != 1)
+		ret = S_ERR(s, EIO, "iterator returned %zu records for one cgroup", nr);
+	else
+		*rec = recs[0];
+	free(recs);
+	return ret;
+}
+
+int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_record *rec)
+{
+	return read_one(s, path ? path : "", 0, rec);
+}
+
+int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_record *rec)
+{
+	return read_one(s, NULL, id, rec);
+}
+
+int cgrstat_read_subtree(struct cgrstat *s, const char *path,
+			 struct cgrstat_record **recs, size_t *nr)
+{
+	return read_records(s, path ? path : "", 0, BPF_CGROUP_ITER_DESCENDANTS_PRE, recs, nr);
+}
+
+int cgrstat_read_all(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr)
+{
+	return cgrstat_read_subtree(s, "", recs, nr);
+}
+
+int cgrstat_read_text(struct cgrstat *s, const char *path, char *buf, size_t len)
+{
+	return run_iter(s, s->skel->progs.cgrstat_dump_text, path ? path : "", 0,
+			BPF_CGROUP_ITER_SELF_ONLY, buf, len);
+}
+
+int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path)
+{
+	struct bpf_link *link = NULL;
+	int ret;
+
+	ret = make_iter(s, s->skel->progs.cgrstat_dump_text, path ? path : "", 0,
+			BPF_CGROUP_ITER_SELF_ONLY, &link);
+	if (ret)
+		return ret;
+	if (bpf_link__pin(link, pin_path))
+		ret = S_ERR(s, errno, "cannot pin the iterator at '%s' (is bpffs mounted?): %s",
+			    pin_path, strerror(errno));
+	bpf_link__destroy(link);
+	return ret;
+}
+
+void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *rec, FILE *out)
+{
+	int i;
+
+	fprintf(out, "cgroup_id %llu\n", (unsigned long long)rec->cgroup_id);
+	for (i = 0; i < s->nr_events; i++) {
+		const struct cgrstat_value *v = &rec->values[i];
+
+		fprintf(out, "%s %llu\n", s->events[i]->name, (unsigned long long)v->counter);
+		fprintf(out, "%s.time_enabled %llu\n", s->events[i]->name,
+			(unsigned long long)v->enabled);
+		fprintf(out, "%s.time_running %llu\n", s->events[i]->name,
+			(unsigned long long)v->running);
+	}
+}
+
+void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
+{
+	st->switches = s->skel->bss->nr_collect;
+	st->read_errors = s->skel->bss->nr_collect_errors;
+	st->slots_full = s->skel->bss->nr_slot_full;
+	st->flush_calls = s->skel->bss->nr_flush_calls;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cgrstat: perf event counts for every cgroup of the cgroup v2 hierarchy,
+ * collected by BPF at each cgroup switch (O(1) per switch) and aggregated
+ * up the hierarchy by rstat only when read.
+ *
+ *	char err[256];
+ *	struct cgrstat *s = cgrstat_open("cpu-clock,context-switches", NULL,
+ *					 err, sizeof(err));
+ *	struct cgrstat_record rec;
+ *	if (!s) { fprintf(stderr, "%s\n", err); ... }
+ *	cgrstat_read_cgroup(s, "/sys/fs/cgroup/a/b", &rec);  // subtree totals of a/b
+ *	cgrstat_close(s);
+ *
+ * Counts of a cgroup always include its descendants (like cpu.stat);
+ * a removed cgroup's counts stay in its parent.  Counting starts at
+ * cgrstat_open() for every cgroup, including cgroups created later.
+ * Functions return 0 or a negative errno; cgrstat_errmsg() says why.
+ * A session is not thread-safe: use one per thread or lock around it.
+ */
+#ifndef CGRSTAT_H
+#define CGRSTAT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CGRSTAT_MAX_EVENTS 8
+
+struct cgrstat;
+
+struct cgrstat_value {
+	uint64_t counter;
+	uint64_t enabled;	/* ns the event was enabled while charged here */
+	uint64_t running;	/* ns it was counting (== enabled unless multiplexed) */
+};
+
+struct cgrstat_record {
+	uint64_t cgroup_id;	/* kernfs id == inode number of the cgroup directory */
+	uint32_t level;		/* 0 for the root */
+	uint32_t nr_events;
+	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
+};
+
+struct cgrstat_opts {
+	size_t sz;			/* sizeof(struct cgrstat_opts) */
+	uint32_t max_cgroups;		/* cgroups tracked at once (0: 32768) */
+	uint32_t max_records;		/* records per read (0: 16384) */
+	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
+	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
+};
+
+/* events: comma-separated perf event names (cpu-clock, task-clock,
+ * context-switches, cpu-migrations, page-faults, minor-faults,
+ * major-faults, cgroup-switches, cycles, instructions, ...). */
+struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
+			     char *err, size_t err_len);
+void cgrstat_close(struct cgrstat *s);
+const char *cgrstat_errmsg(const struct cgrstat *s);
+
+int cgrstat_nr_events(const struct cgrstat *s);
+const char *cgrstat_event_name(const struct cgrstat *s, int idx);
+const char *cgrstat_cgroup_root(const struct cgrstat *s);
+
+/* path: absolute, or relative to the cgroup2 mount ("" or "/" = root) */
+int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id);
+
+/* One cgroup (its subtree totals). */
+int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_record *rec);
+int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_record *rec);
+/* A cgroup and all its descendants in pre-order, with one iterator read.
+ * *recs is malloc()ed: free() it. */
+int cgrstat_read_subtree(struct cgrstat *s, const char *path,
+			 struct cgrstat_record **recs, size_t *nr);
+int cgrstat_read_all(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr);
+
+/* Text ("name value" lines) straight from the BPF iterator, one cgroup. */
+int cgrstat_read_text(struct cgrstat *s, const char *path, char *buf, size_t len);
+/* Pin a text iterator for one cgroup in bpffs: `cat pin_path` reads it. */
+int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path);
+
+/* Print records as text: "cgroup_id N\nevent value\n..." */
+void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *rec, FILE *out);
+
+/* Diagnostics: switches charged, perf read errors, flush hook calls. */
+struct cgrstat_stats {
+	uint64_t switches;
+	uint64_t read_errors;
+	uint64_t slots_full;
+	uint64_t flush_calls;
+};
+void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
+
+#endif
