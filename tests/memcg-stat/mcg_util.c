@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mcg_util.h"
+
+int mcg_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+int mcg_create(const char *path, int enable_memory_for_children)
+{
+	char ctl[512];
+
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -errno;
+	if (!enable_memory_for_children)
+		return 0;
+	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", path);
+	return mcg_write(ctl, "+memory");
+}
+
+int mcg_destroy(const char *path)
+{
+	char sub[512];
+	struct dirent *de;
+	DIR *dir;
+	int i;
+
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(dir))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
+		mcg_destroy(sub);
+	}
+	closedir(dir);
+	snprintf(sub, sizeof(sub), "%s/cgroup.kill", path);
+	mcg_write(sub, "1");
+	/* rmdir fails with EBUSY until the killed tasks are gone */
+	for (i = 0; i < 500; i++) {
+		if (!rmdir(path) || errno == ENOENT)
+			return 0;
+		usleep(10000);
+	}
+	return -errno;
+}
+
+static int charge(const struct mcg_work *w)
+{
+	char name[512];
+	char *p;
+	long i;
+	int fd;
+
+	if (w->anon_kb) {
+		p = mmap(NULL, w->anon_kb << 10, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		for (i = 0; i < w->anon_kb << 10; i += 4096)
+			p[i] = 1;
+	}
+	if (w->shmem_kb) {
+		fd = memfd_create("mcg", 0);
+		if (fd < 0 || ftruncate(fd, w->shmem_kb << 10))
+			return -1;
+		p = mmap(NULL, w->shmem_kb << 10, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		for (i = 0; i < w->shmem_kb << 10; i += 4096)
+			p[i] = 1;
+	}
+	for (i = 0; i < w->files; i++) {
+		snprintf(name, sizeof(name), "%s/f-%d-%ld", w->dir, getpid(), i);
+		fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static void task_main(const char *cg, const struct mcg_work *w, int ready,
+		      int go)
+{
+	char procs[512], c = 0;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	if (mcg_write(procs, "0") || charge(w))
+		_exit(1);
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	/* idle until the test closes the pipe */
+	while (read(go, &c, 1) > 0)
+		;
+	_exit(0);
+}
+
+int mcg_task_start(struct mcg_task *t, const char *cg, const struct mcg_work *w)
+{
+	int ready[2], go[2];
+	char c;
+
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))
+		return -errno;
+	t->pid = fork();
+	if (t->pid < 0)
+		return -errno;
+	if (!t->pid) {
+		close(ready[0]);
+		close(go[1]);
+		task_main(cg, w, ready[1], go[0]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	t->go_fd = go[1];
+	if (read(ready[0], &c, 1) != 1) {
+		close(ready[0]);
+		mcg_task_stop(t);
+		return -EIO;
+	}
+	close(ready[0]);
+	return 0;
+}
+
+int mcg_task_stop(struct mcg_task *t)
+{
+	int status;
+
+	close(t->go_fd);
+	if (waitpid(t->pid, &status, 0) != t->pid)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+static int slurp(const char *cg, const char *file, char *buf, size_t len)
+{
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", cg, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int64_t mcg_stat(const char *cg, const char *name)
+{
+	char buf[8192], key[128];
+	unsigned long long v;
+	char *line, *save = NULL;
+
+	if (slurp(cg, "memory.stat", buf, sizeof(buf)))
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%127s %llu", key, &v) == 2 && !strcmp(key, name))
+			return v;
+	return -1;
+}
+
+int64_t mcg_read_u64(const char *cg, const char *file)
+{
+	char buf[64];
+
+	if (slurp(cg, file, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}

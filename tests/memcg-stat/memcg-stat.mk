@@ -1,0 +1,24 @@
+# tests/memcg-stat/memcg-stat.mk - tests of the memcg statistics kfuncs and
+# of the memcg-stat reader (issue 7). Listed in tests/vm-tests.d/50-memcg-stat.list.
+#
+#   $(BUILD)/tests/memcg-stat/memcg_stat_test   reader accuracy (kselftest harness)
+#   $(BUILD)/tests/memcg-stat/kfunc_test        the kfuncs themselves
+
+MCGT_DIR := tests/memcg-stat
+MCGT_OUT := $(BUILD)/tests/memcg-stat
+MCGT_CFLAGS := $(MEMCG_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
+	-I$(KSELFTEST_INC) -I$(MCGT_DIR) -I$(MCGT_OUT)
+
+$(eval $(call BPF_SKEL_RULES,$(MCGT_DIR),$(MCGT_OUT)))
+
+$(MCGT_OUT)/memcg_stat_test: $(MCGT_DIR)/memcg_stat_test.c $(MCGT_DIR)/mcg_util.c \
+		$(MCGT_DIR)/mcg_util.h $(MEMCG_LIB) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(MEMCG_LDLIBS) -o $@
+
+$(MCGT_OUT)/kfunc_test: $(MCGT_DIR)/kfunc_test.c $(MCGT_DIR)/mcg_util.c \
+		$(MCGT_DIR)/mcg_util.h $(MCGT_OUT)/kfunc_bounds.skel.h $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+
+GUEST_BINS += $(MCGT_OUT)/memcg_stat_test $(MCGT_OUT)/kfunc_test

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg-stat accuracy tests: the values the bpf backend (bpf_mem_cgroup_*
+ * kfuncs through a cgroup_iter program) returns are memory.stat's, parsed
+ * independently here, for idle cgroups; a parent is the sum of its
+ * children; a parent does not drift after 100 children were charged and
+ * deleted (test_kmem's check); bad input is refused.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+
+#include "kselftest_harness.h"
+#include "memcg_stat.h"
+#include "mcg_util.h"
+
+/* test_kmem.c: per-cpu stat batching may hide up to this much */
+#define MAX_VMSTAT_ERROR (4096 * 64 * get_nprocs())
+#define NR_TRIES 20
+
+static const char *const acc_fields[] = {
+	"anon", "file", "shmem", "kernel", "slab", "pgfault",
+	"slab_reclaimable", "slab_unreclaimable", "file_mapped",
+	"kernel_stack", "pagetables", "active_anon", "inactive_anon",
+	"pgscan", "pgmajfault",
+};
+#define NR_ACC_FIELDS ((int)(sizeof(acc_fields) / sizeof(acc_fields[0])))
+
+static int kernel_has_kfuncs(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int ok = btf && btf__find_by_name_kind(btf, "bpf_mem_cgroup_page_state",
+					       BTF_KIND_FUNC) > 0;
+
+	btf__free(btf);
+	return ok;
+}
+
+static struct memcg_stat_reader *new_reader(const char *const *fields, int n,
+					    unsigned int flags)
+{
+	struct memcg_stat_opts opts = { .flags = flags, .max_cgroups = 256 };
+	struct memcg_stat_reader *r = NULL;
+
+	if (memcg_stat_reader_new(fields, n, &opts, &r, NULL))
+		return NULL;
+	return r;
+}
+
+/* Both reads see the same flushed state if two bpf reads around the text
+ * read agree (the periodic flusher may run in between: then retry).
+ */
+static int compare_with_memory_stat(struct __test_metadata *_metadata,
+				    struct memcg_stat_reader *r, const char *cg)
+{
+	uint64_t before[NR_ACC_FIELDS];
+	int64_t text[NR_ACC_FIELDS];
+	const struct memcg_stat_row *row;
+	int try, f, same;
+
+	for (try = 0; try < NR_TRIES; try++) {
+		if (memcg_stat_read(r, cg, MEMCG_STAT_SELF) != 1)
+			return -1;
+		row = memcg_stat_row(r, 0);
+		memcpy(before, row->values, sizeof(before));
+		for (f = 0; f < NR_ACC_FIELDS; f++)
+			text[f] = mcg_stat(cg, acc_fields[f]);
+		if (memcg_stat_read(r, cg, MEMCG_STAT_SELF) != 1)
+			return -1;
+		row = memcg_stat_row(r, 0);
+		if (memcmp(before, row->values, sizeof(before)))
+			continue;
+		for (f = 0, same = 1; f < NR_ACC_FIELDS; f++) {
+			if ((int64_t)before[f] != text[f])
+				TH_LOG("%s: %s bpf %llu memory.stat %lld", cg,
+				       acc_fields[f],
+				       (unsigned long long)before[f],
+				       (long long)text[f]);
+			same &= (int64_t)before[f] == text[f];
+		}
+		return same ? 0 : 1;
+	}
+	return -1;
+}
+
+static uint64_t field(const struct memcg_stat_row *row, const char *name)
+{
+	int f;
+
+	for (f = 0; f < NR_ACC_FIELDS; f++)
+		if (!strcmp(acc_fields[f], name))
+			return row->values[f];
+	return MEMCG_STAT_NA;
+}
+
+FIXTURE(memcg) {
+	char cg[256];
+	char dir[256];
+	struct memcg_stat_reader *bpf;
+	struct memcg_stat_reader *text;
+};
+
+FIXTURE_SETUP(memcg)
+{
+	if (!kernel_has_kfuncs())
+		SKIP(return, "kernel has no bpf_mem_cgroup_* kfuncs");
+	snprintf(self->cg, sizeof(self->cg), MCG_ROOT "/memcg-stat-test-%d", getpid());
+	ASSERT_EQ(0, mcg_create(self->cg, 1));
+	snprintf(self->dir, sizeof(self->dir), "/tmp/memcg-stat-test-%d", getpid());
+	ASSERT_EQ(0, mkdir(self->dir, 0700));
+	self->bpf = new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_BPF);
+	ASSERT_NE(NULL, self->bpf);
+	ASSERT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(self->bpf));
+	self->text = new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_TEXT);
+	ASSERT_NE(NULL, self->text);
+	ASSERT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->text));
+}
+
+FIXTURE_TEARDOWN(memcg)
+{
+	char cmd[300];
+
+	memcg_stat_reader_free(self->bpf);
+	memcg_stat_reader_free(self->text);
+	if (self->cg[0])
+		mcg_destroy(self->cg);
+	if (self->dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+		if (system(cmd))
+			TH_LOG("cannot remove %s", self->dir);
+	}
+}
+
+/* anon, file, shmem, kernel, slab, pgfault of an idle cgroup: bpf ==
+ * memory.stat, and the workload is visible in them.
+ */
+TEST_F(memcg, bpf_equals_memory_stat)
+{
+	struct mcg_work w = { .anon_kb = 4096, .shmem_kb = 2048, .files = 500,
+			      .dir = self->dir };
+	const struct memcg_stat_row *row;
+	struct mcg_task t;
+	char cg[300];
+
+	snprintf(cg, sizeof(cg), "%s/a", self->cg);
+	ASSERT_EQ(0, mcg_create(cg, 0));
+	ASSERT_EQ(0, mcg_task_start(&t, cg, &w));
+
+	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, cg));
+	ASSERT_EQ(1, memcg_stat_read(self->bpf, cg, MEMCG_STAT_SELF));
+	row = memcg_stat_row(self->bpf, 0);
+	EXPECT_TRUE(row->has_memcg);
+	EXPECT_GE(field(row, "anon"), 4096ULL << 10);
+	EXPECT_GE(field(row, "shmem"), 2048ULL << 10);
+	EXPECT_GE(field(row, "file"), field(row, "shmem"));
+	EXPECT_GE(field(row, "pgfault"), 1024);
+	EXPECT_GT(field(row, "slab"), 0);
+	EXPECT_EQ(field(row, "slab"), field(row, "slab_reclaimable") +
+				      field(row, "slab_unreclaimable"));
+	EXPECT_GE(field(row, "kernel"), field(row, "slab"));
+
+	/* the text backend agrees as well */
+	ASSERT_EQ(1, memcg_stat_read(self->text, cg, MEMCG_STAT_SELF));
+	EXPECT_EQ(mcg_stat(cg, "anon"), (int64_t)memcg_stat_row(self->text, 0)->values[0]);
+	EXPECT_EQ(0, mcg_task_stop(&t));
+}
+
+/* memory.current through bpf_mem_cgroup_usage() */
+TEST_F(memcg, usage_equals_memory_current)
+{
+	static const char *const usage[] = { "usage" };
+	struct mcg_work w = { .anon_kb = 2048, .dir = self->dir };
+	struct memcg_stat_reader *r = new_reader(usage, 1, MEMCG_STAT_FORCE_BPF);
+	struct mcg_task t;
+	char cg[300];
+	int64_t cur;
+	uint64_t v;
+
+	ASSERT_NE(NULL, r);
+	snprintf(cg, sizeof(cg), "%s/u", self->cg);
+	ASSERT_EQ(0, mcg_create(cg, 0));
+	ASSERT_EQ(0, mcg_task_start(&t, cg, &w));
+	ASSERT_EQ(1, memcg_stat_read(r, cg, MEMCG_STAT_SELF));
+	v = memcg_stat_row(r, 0)->values[0];
+	cur = mcg_read_u64(cg, "memory.current");
+	EXPECT_EQ(cur, (int64_t)v);
+	EXPECT_GE(v, 2048ULL << 10);
+	EXPECT_EQ(0, mcg_task_stop(&t));
+	memcg_stat_reader_free(r);
+}
+
+/* A parent with no tasks of its own is the sum of its children, in one
+ * subtree walk (pre-order: the parent first), and equal to memory.stat.
+ */
+TEST_F(memcg, parent_is_sum_of_children)
+{
+	struct mcg_work w[3] = {
+		{ .anon_kb = 1024, .dir = self->dir },
+		{ .shmem_kb = 1024, .files = 200, .dir = self->dir },
+		{ .anon_kb = 512, .shmem_kb = 512, .files = 100, .dir = self->dir },
+	};
+	uint64_t sum[NR_ACC_FIELDS] = {};
+	const struct memcg_stat_row *row;
+	struct mcg_task t[3];
+	char p[300], c[320];
+	int i, f, n;
+
+	snprintf(p, sizeof(p), "%s/p", self->cg);
+	ASSERT_EQ(0, mcg_create(p, 1));
+	for (i = 0; i < 3; i++) {
+		snprintf(c, sizeof(c), "%s/c%d", p, i);
+		ASSERT_EQ(0, mcg_create(c, 0));
+		ASSERT_EQ(0, mcg_task_start(&t[i], c, &w[i]));
+	}
+	n = memcg_stat_read(self->bpf, p, MEMCG_STAT_SUBTREE);
+	ASSERT_EQ(4, n);
+	for (i = 1; i < n; i++)
+		for (f = 0; f < NR_ACC_FIELDS; f++)
+			sum[f] += memcg_stat_row(self->bpf, i)->values[f];
+	row = memcg_stat_row(self->bpf, 0);
+	for (f = 0; f < NR_ACC_FIELDS; f++) {
+		EXPECT_EQ(sum[f], row->values[f]) {
+			TH_LOG("%s: parent %llu children %llu", acc_fields[f],
+			       (unsigned long long)row->values[f],
+			       (unsigned long long)sum[f]);
+		}
+	}
+	EXPECT_GE(field(row, "anon"), 1536ULL << 10);
+	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
+
+	/* the text backend walks the same cgroups in the same order */
+	ASSERT_EQ(4, memcg_stat_read(self->text, p, MEMCG_STAT_SUBTREE));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(memcg_stat_row(self->bpf, i)->cgroup_id,
+			  memcg_stat_row(self->text, i)->cgroup_id);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, mcg_task_stop(&t[i]));
+}
+
+/* test_kmem_memcg_deletion: 100 children charged and deleted; the parent's
+ * usage stays the sum of its stats and bpf still equals memory.stat.
+ */
+TEST_F(memcg, no_drift_after_100_children)
+{
+	struct mcg_work w = { .anon_kb = 256, .shmem_kb = 64, .files = 20,
+			      .dir = self->dir };
+	static const char *const usage[] = { "usage" };
+	struct memcg_stat_reader *u = new_reader(usage, 1, MEMCG_STAT_FORCE_BPF);
+	const struct memcg_stat_row *row;
+	uint64_t pgfault_children = 0, cur, sum;
+	struct mcg_task t;
+	char p[300], c[320];
+	int i;
+
+	ASSERT_NE(NULL, u);
+	snprintf(p, sizeof(p), "%s/p", self->cg);
+	ASSERT_EQ(0, mcg_create(p, 1));
+	for (i = 0; i < 100; i++) {
+		snprintf(c, sizeof(c), "%s/c%d", p, i);
+		ASSERT_EQ(0, mcg_create(c, 0));
+		ASSERT_EQ(0, mcg_task_start(&t, c, &w));
+		ASSERT_EQ(1, memcg_stat_read(self->bpf, c, MEMCG_STAT_SELF));
+		pgfault_children += field(memcg_stat_row(self->bpf, 0), "pgfault");
+		ASSERT_EQ(0, mcg_task_stop(&t));
+		ASSERT_EQ(0, mcg_destroy(c));
+	}
+	ASSERT_EQ(1, memcg_stat_read(self->bpf, p, MEMCG_STAT_SUBTREE));
+	row = memcg_stat_row(self->bpf, 0);
+	ASSERT_EQ(1, memcg_stat_read(u, p, MEMCG_STAT_SELF));
+	cur = memcg_stat_row(u, 0)->values[0];
+	/* test_kmem adds sock; it is 0 here */
+	sum = field(row, "anon") + field(row, "file") + field(row, "kernel");
+	TH_LOG("usage %llu anon+file+kernel %llu pgfault %llu (children %llu)",
+	       (unsigned long long)cur, (unsigned long long)sum,
+	       (unsigned long long)field(row, "pgfault"),
+	       (unsigned long long)pgfault_children);
+	EXPECT_LE(cur > sum ? cur - sum : sum - cur, (uint64_t)MAX_VMSTAT_ERROR);
+	/* the dead children's anon is gone, their events stayed */
+	EXPECT_LE(field(row, "anon"), (uint64_t)MAX_VMSTAT_ERROR);
+	EXPECT_GE(field(row, "pgfault") + 64 * get_nprocs(), pgfault_children);
+	EXPECT_GE(field(row, "shmem"), 0);
+	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
+	memcg_stat_reader_free(u);
+}
+
+TEST(nonexistent_cgroup)
+{
+	static const char *const f[] = { "anon" };
+	struct memcg_stat_reader *r;
+	int flags[2] = { MEMCG_STAT_FORCE_TEXT, 0 }, i;
+
+	for (i = 0; i < 2; i++) {
+		r = new_reader(f, 1, flags[i]);
+		ASSERT_NE(NULL, r);
+		EXPECT_EQ(-ENOENT, memcg_stat_read(r, MCG_ROOT "/no/such/cgroup",
+						   MEMCG_STAT_SELF));
+		memcg_stat_reader_free(r);
+	}
+}
+
+/* A cgroup whose parent does not enable +memory has no memcg: no
+ * memory.stat, and both backends say so instead of returning numbers.
+ */
+TEST(cgroup_without_memory_controller)
+{
+	static const char *const f[] = { "anon" };
+	struct memcg_stat_reader *r;
+	int flags[2] = { MEMCG_STAT_FORCE_TEXT, 0 }, i;
+	char p[256], c[300], stat[320];
+
+	snprintf(p, sizeof(p), MCG_ROOT "/memcg-stat-nomem-%d", getpid());
+	snprintf(c, sizeof(c), "%s/c", p);
+	ASSERT_EQ(0, mcg_create(p, 0));
+	ASSERT_EQ(0, mcg_create(c, 0));
+	snprintf(stat, sizeof(stat), "%s/memory.stat", c);
+	EXPECT_NE(0, access(stat, F_OK));
+	for (i = 0; i < 2; i++) {
+		r = new_reader(f, 1, flags[i]);
+		ASSERT_NE(NULL, r);
+		ASSERT_EQ(1, memcg_stat_read(r, c, MEMCG_STAT_SELF));
+		EXPECT_FALSE(memcg_stat_row(r, 0)->has_memcg);
+		EXPECT_EQ(MEMCG_STAT_NA, memcg_stat_row(r, 0)->values[0]);
+		memcg_stat_reader_free(r);
+	}
+	mcg_destroy(p);
+}
+
+/* Names resolve through the running kernel's BTF enums: a made-up name,
+ * and pgpromote_success (in 6.12's memory.stat table, but its enum item
+ * exists only with CONFIG_NUMA_BALANCING), are refused.
+ */
+TEST(unknown_stat_name)
+{
+	static const char *const bad[] = { "anon", "no_such_stat" };
+	static const char *const numa[] = { "pgpromote_success" };
+	struct memcg_stat_reader *r = NULL;
+	const char *which = NULL;
+
+	EXPECT_EQ(-ENOENT, memcg_stat_reader_new(bad, 2, NULL, &r, &which));
+	EXPECT_EQ(NULL, r);
+	ASSERT_NE(NULL, which);
+	EXPECT_STREQ("no_such_stat", which);
+
+	/* the independent truth: the root's memory.stat */
+	ASSERT_NE(-1, mcg_stat(MCG_ROOT, "anon"));
+	if (mcg_stat(MCG_ROOT, "pgpromote_success") == -1) {
+		EXPECT_EQ(-ENOENT, memcg_stat_reader_new(numa, 1, NULL, &r, &which));
+		EXPECT_STREQ("pgpromote_success", which);
+	} else {
+		EXPECT_EQ(0, memcg_stat_reader_new(numa, 1, NULL, &r, &which));
+		memcg_stat_reader_free(r);
+	}
+}
+
+TEST_HARNESS_MAIN
