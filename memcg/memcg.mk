@@ -30,3 +30,12 @@ $(BUILD)/bin/memcg-stat: memcg/memcg-stat.c memcg/memcg_stat.h $(MEMCG_LIB) $(LI
 memcg: $(BUILD)/bin/memcg-stat
 
 GUEST_BINS += $(BUILD)/bin/memcg-stat
+
+# The benchmark (bench/memcg-stat/, run by bench/memcg-stat/run.sh in a guest).
+$(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c memcg/memcg_stat.h \
+		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h $(MEMCG_LIB) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+
+memcg: $(BUILD)/bin/memcg_stat_bench
+GUEST_BINS += $(BUILD)/bin/memcg_stat_bench
