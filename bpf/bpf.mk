@@ -107,3 +107,16 @@ $(BUILD)/bin/cgrstat: bpf/cgrstat-tool.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A
 bpf: bpf-tools $(CGRSTAT_LIB) $(BUILD)/bin/cgrstat
 
 GUEST_BINS += $(BUILD)/bin/cgrstat
+
+# ---- benchmark programs (bench/bpf-rstat/run.sh runs them in the guest) ----
+BENCH_RSTAT_OUT := $(BUILD)/bench/bpf-rstat
+
+$(BENCH_RSTAT_OUT)/pingpong: bench/bpf-rstat/pingpong.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) $< -o $@
+
+$(BENCH_RSTAT_OUT)/readbench: bench/bpf-rstat/readbench.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
+
+GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong $(BENCH_RSTAT_OUT)/readbench

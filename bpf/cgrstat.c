@@ -54,6 +54,7 @@ struct cgrstat {
 	int nr_events;
 	int nr_cpus;
 	const struct event_desc *events[CGRSTAT_MAX_EVENTS];
+	struct bpf_link *migrate_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
 	uint32_t max_records;
 	char root[PATH_MAX];
@@ -173,6 +174,15 @@ int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id)
 	return 0;
 }
 
+static bool kernel_has_func(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found = btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
+
+	btf__free(btf);
+	return found;
+}
+
 static int check_kernel(struct cgrstat *s, const char *hook)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
@@ -276,8 +286,17 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	s->skel = skel;
 	skel->rodata->nr_cpus = s->nr_cpus;
 	skel->rodata->nr_events = s->nr_events;
-	for (i = 0; i < s->nr_events; i++)
-		strncpy((char *)skel->rodata->event_names[i], s->events[i]->name, NAME_LEN - 1);
+	for (i = 0; i < s->nr_events; i++) {
+		const struct event_desc *ev = s->events[i];
+
+		strncpy((char *)skel->rodata->event_names[i], ev->name, NAME_LEN - 1);
+		if (ev->type == PERF_TYPE_SOFTWARE &&
+		    (ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+		     ev->config == PERF_COUNT_SW_CGROUP_SWITCHES))
+			skel->rodata->switch_events |= 1U << i;
+	}
+	if (!kernel_has_func("css_set_move_task"))
+		bpf_program__set_autoload(skel->progs.cgrstat_migrate, false);
 	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
@@ -285,11 +304,15 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	bpf_program__set_attach_target(skel->progs.cgrstat_flush, 0, hook);
 	err = rstat_counters__load(skel);
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
+		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 			return S_ERR(s, err, "no permission to load BPF programs: run as root "
 				     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
+		if (err == -EPERM)
+			return S_ERR(s, err, "the kernel refused to load the tracing programs although "
+				     "we are root (kernel lockdown or a security module forbids "
+				     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
 		return S_ERR(s, err, "the kernel refused the BPF programs: %s "
-			     "(CGRSTAT_DEBUG=2 shows the verifier log)", strerror(-err));
+			     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
 	}
 	return 0;
 }
@@ -302,6 +325,12 @@ static int attach_bpf(struct cgrstat *s)
 	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
 	if (!s->switch_link)
 		return S_ERR(s, errno, "cannot attach to sched_switch: %s", strerror(errno));
+	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
+		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
+		if (!s->migrate_link)
+			return S_ERR(s, errno, "cannot attach to css_set_move_task: %s",
+				     strerror(errno));
+	}
 	return 0;
 }
 
@@ -345,6 +374,7 @@ void cgrstat_close(struct cgrstat *s)
 	if (!s)
 		return;
 	bpf_link__destroy(s->switch_link);
+	bpf_link__destroy(s->migrate_link);
 	bpf_link__destroy(s->flush_link);
 	if (s->perf_fds)
 		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
@@ -571,4 +601,5 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 	st->read_errors = s->skel->bss->nr_collect_errors;
 	st->slots_full = s->skel->bss->nr_slot_full;
 	st->flush_calls = s->skel->bss->nr_flush_calls;
+	st->forgotten = s->skel->bss->nr_gc;
 }

@@ -45,7 +45,8 @@ struct cgrstat_record {
 
 struct cgrstat_opts {
 	size_t sz;			/* sizeof(struct cgrstat_opts) */
-	uint32_t max_cgroups;		/* cgroups tracked at once (0: 32768) */
+	uint32_t max_cgroups;		/* cgroups tracked at once (0: 32768); preallocated:
+					 * max_cgroups * 384 B * (possible cpus + 1) */
 	uint32_t max_records;		/* records per read (0: 16384) */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
@@ -87,8 +88,9 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 struct cgrstat_stats {
 	uint64_t switches;
 	uint64_t read_errors;
-	uint64_t slots_full;
+	uint64_t slots_full;	/* updates lost: max_cgroups too small */
 	uint64_t flush_calls;
+	uint64_t forgotten;	/* entries of released cgroups deleted */
 };
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
 

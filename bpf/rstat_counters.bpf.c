@@ -68,6 +68,11 @@ struct cpu_reading {
 const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events = 1;
 const volatile char event_names[CGRSTAT_MAX_EVENTS][CGRSTAT_NAME_LEN];
+/* Bit i: event i counts the context switch itself (context-switches,
+ * cgroup-switches).  perf counts it in perf_event_task_sched_out(), after
+ * the sched_switch tracepoint, and charges it to the outgoing cgroup (as
+ * perf stat -G does); we do the same by charging that +1 here. */
+const volatile __u32 switch_events;
 
 /* key = event * nr_cpus + cpu, value = perf event fd (cpu-wide counter) */
 struct {
@@ -83,10 +88,15 @@ struct {
 	__type(value, struct cpu_reading);
 } cpu_readings SEC(".maps");
 
-/* max_entries of the two cgroup maps are set by the loader */
+/*
+ * max_entries of the two cgroup maps are set by the loader.  Both are
+ * preallocated: elements are created at a context switch and under the
+ * rstat lock with irqs off, where BPF_F_NO_PREALLOC maps fail with
+ * -ENOMEM once their small per-cpu cache is empty (measured: the first
+ * parent totals created in the flusher were lost that way).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 32768);
 	__type(key, __u64);
 	__type(value, struct cgrp_cpu_slot);
@@ -94,7 +104,6 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 32768);
 	__type(key, __u64);
 	__type(value, struct cgrp_total);
@@ -108,6 +117,15 @@ struct {
 	__type(value, struct cgrstat_record);
 } records SEC(".maps");
 
+/* Released cgroups, whose entries the next reader deletes (kernfs ids are
+ * never reused).  Their counts already went to the parent by then. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u8);
+} dead_cgroups SEC(".maps");
+
 __u32 nr_records;
 __u32 records_dropped;
 /* statistics for tests and diagnostics */
@@ -115,6 +133,7 @@ __u64 nr_collect;
 __u64 nr_collect_errors;
 __u64 nr_slot_full;
 __u64 nr_flush_calls;
+__u64 nr_gc;
 
 /* 6.1 .. 6.15 */
 extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
@@ -176,11 +195,16 @@ static struct cgrp_total *get_total(__u64 id)
 	if (t)
 		return t;
 	bpf_map_update_elem(&cgrp_totals, &id, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&cgrp_totals, &id);
+	t = bpf_map_lookup_elem(&cgrp_totals, &id);
+	if (!t)
+		__sync_fetch_and_add(&nr_slot_full, 1);
+	return t;
 }
 
-/* Charge what the cpu counted since its last reading to @cgrp. */
-static __always_inline void collect(struct cgroup *cgrp, __u32 cpu)
+/* Charge what the cpu counted since its last reading to @cgrp.  At a context
+ * switch (@at_switch), also the increment the switch is about to add to the
+ * events in switch_events. */
+static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_switch)
 {
 	struct bpf_perf_event_value now;
 	struct cgrp_cpu_slot *slot;
@@ -197,6 +221,8 @@ static __always_inline void collect(struct cgroup *cgrp, __u32 cpu)
 			__sync_fetch_and_add(&nr_collect_errors, 1);
 			continue;
 		}
+		if (at_switch && (switch_events & (1U << i)))
+			now.counter++;
 		slot->state[i].counter += now.counter - prev->last[i].counter;
 		slot->state[i].enabled += now.enabled - prev->last[i].enabled;
 		slot->state[i].running += now.running - prev->last[i].running;
@@ -214,8 +240,30 @@ int BPF_PROG(cgrstat_switch, bool preempt, struct task_struct *prev, struct task
 
 	if (out == task_dfl_cgroup(next))
 		return 0;
-	collect(out, bpf_get_smp_processor_id());
+	collect(out, bpf_get_smp_processor_id(), true);
 	__sync_fetch_and_add(&nr_collect, 1);
+	return 0;
+}
+
+/*
+ * A running task that moves itself to another cgroup (echo $$ >
+ * cgroup.procs) changes the cpu's cgroup without a context switch: charge
+ * what it ran so far to the cgroup it leaves.  (A task running on another
+ * cpu while it is moved is charged to its new cgroup from its last switch.)
+ * Optional: the loader disables it if the kernel inlined the function.
+ */
+SEC("fentry/css_set_move_task")
+int BPF_PROG(cgrstat_migrate, struct task_struct *task, struct css_set *from,
+	     struct css_set *to, bool use_mg_tasks)
+{
+	struct cgroup *old;
+
+	if (!from || !to || task->pid != (__u32)bpf_get_current_pid_tgid())
+		return 0;
+	old = from->dfl_cgrp;
+	if (old == to->dfl_cgrp)
+		return 0;
+	collect(old, bpf_get_smp_processor_id(), false);
 	return 0;
 }
 
@@ -237,11 +285,11 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 
 	__sync_fetch_and_add(&nr_flush_calls, 1);
 	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &id, cpu);
-	total = bpf_map_lookup_elem(&cgrp_totals, &id);
-	if (!slot && !total)
-		return 0;	/* rstat update from somebody else (memcg...) */
-	if (!total)
+	if (slot)
 		total = get_total(id);
+	else	/* nothing from this cpu; maybe pending from children, or an
+		 * rstat update that is not ours (memcg...) */
+		total = bpf_map_lookup_elem(&cgrp_totals, &id);
 	if (!total)
 		return 0;
 
@@ -257,6 +305,11 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 		add_value(&total->total[i], &delta[i]);
 	}
 
+	if (BPF_CORE_READ(cgrp, self.flags) & CSS_RELEASED) {
+		__u8 one = 1;
+
+		bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY);
+	}
 	if (!parent)
 		return 0;
 	up = get_total(cgrp_id(parent));
@@ -281,11 +334,26 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 		rec->values[i] = total && i < nr_events ? total->total[i] : (struct cgrstat_value){};
 }
 
-/* Flush once per read: the walk's first cgroup is the root of what it visits. */
+static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
+{
+	bpf_map_delete_elem(&cgrp_slots, id);
+	bpf_map_delete_elem(&cgrp_totals, id);
+	bpf_map_delete_elem(map, id);
+	__sync_fetch_and_add(&nr_gc, 1);
+	return 0;
+}
+
+/*
+ * Flush once per read: the walk's first cgroup is the root of what it
+ * visits.  Readers run under cgroup_mutex, as does the flush of a released
+ * cgroup, so released cgroups are completely flushed here: forget them.
+ */
 static __always_inline void flush_if_first(struct bpf_iter_meta *meta, struct cgroup *cgrp)
 {
-	if (meta->seq_num == 0)
-		flush_subtree(cgrp);
+	if (meta->seq_num != 0)
+		return;
+	flush_subtree(cgrp);
+	bpf_for_each_map_elem(&dead_cgroups, forget_cgroup, NULL, 0);
 }
 
 SEC("iter.s/cgroup")

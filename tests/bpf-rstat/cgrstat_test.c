@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the cgrstat BPF rstat pipeline (bpf/cgrstat.h) against
+ * independent truths: the kernel's per-task context switch counts
+ * (/proc/PID/status), cgroup cpu.stat usage, classic per-cgroup perf events,
+ * and sums over children.
+ *
+ * Workers are started directly inside their cgroup (clone3 +
+ * CLONE_INTO_CGROUP), so every context switch they make is in that cgroup,
+ * and are driven over pipes: ping (block, wake), spin CPU, move to another
+ * cgroup, exit.  Before comparing, a worker is left blocked and quiescent.
+ *
+ * CGRSTAT_SKIP_UNSUPPORTED=1 turns "this kernel cannot run the pipeline"
+ * (no fentry, no hook) into a skip, for runs on the host.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <linux/sched.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "cgrstat.h"
+
+#define EV_CS 0		/* context-switches */
+#define EV_CGS 1	/* cgroup-switches */
+#define EV_CLOCK 2	/* cpu-clock */
+#define EVENTS "context-switches,cgroup-switches,cpu-clock"
+
+struct worker {
+	pid_t pid;
+	int cmd_fd;
+	int reply_fd;
+};
+
+/* ---- cgroup helpers ---- */
+
+static char test_root[4096];
+
+static void cg_path(char *out, size_t len, const char *rel)
+{
+	snprintf(out, len, "%s/%s", test_root, rel);
+}
+
+static int cg_create(const char *rel)
+{
+	char p[4200];
+
+	cg_path(p, sizeof(p), rel);
+	return mkdir(p, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+static int cg_remove(const char *rel)
+{
+	char p[4200];
+
+	cg_path(p, sizeof(p), rel);
+	return rmdir(p) ? -errno : 0;
+}
+
+/* cpu.stat usage_usec of a cgroup (its subtree), in ns */
+static long long cg_usage_ns(const char *rel)
+{
+	char p[4200], key[64];
+	long long v, ret = -1;
+	FILE *f;
+
+	cg_path(p, sizeof(p), rel);
+	strcat(p, "/cpu.stat");
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &v) == 2)
+		if (!strcmp(key, "usage_usec"))
+			ret = v * 1000;
+	fclose(f);
+	return ret;
+}
+
+/* ---- workers ---- */
+
+static void spin_cpu_ms(int ms)
+{
+	struct timespec t;
+	long long start, now;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	start = t.tv_sec * 1000000000LL + t.tv_nsec;
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+		now = t.tv_sec * 1000000000LL + t.tv_nsec;
+	} while (now - start < ms * 1000000LL);
+}
+
+static void move_self(const char *cg_dir)
+{
+	char p[4200];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/cgroup.procs", cg_dir);
+	fd = open(p, O_WRONLY);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		_exit(3);
+	close(fd);
+}
+
+static void __attribute__((noreturn)) worker_main(int cmd_fd, int reply_fd)
+{
+	char c, path[4096];
+	int arg;
+
+	for (;;) {
+		if (read(cmd_fd, &c, 1) != 1)
+			_exit(1);
+		switch (c) {
+		case 'p':
+			break;
+		case 's':
+			if (read(cmd_fd, &arg, sizeof(arg)) != sizeof(arg))
+				_exit(1);
+			spin_cpu_ms(arg);
+			break;
+		case 'g':
+			if (read(cmd_fd, &arg, sizeof(arg)) != sizeof(arg) ||
+			    arg >= (int)sizeof(path) || read(cmd_fd, path, arg) != arg)
+				_exit(1);
+			path[arg] = 0;
+			move_self(path);
+			break;
+		default:
+			_exit(0);
+		}
+		if (write(reply_fd, &c, 1) != 1)
+			_exit(1);
+	}
+}
+
+/* Start a worker directly inside cgroup @rel. */
+static int worker_start(struct worker *w, const char *rel)
+{
+	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
+	int to_w[2], from_w[2], cg_fd;
+	char p[4200];
+	long pid;
+
+	cg_path(p, sizeof(p), rel);
+	cg_fd = open(p, O_RDONLY | O_DIRECTORY);
+	if (cg_fd < 0)
+		return -errno;
+	if (pipe(to_w) || pipe(from_w))
+		return -errno;
+	args.cgroup = cg_fd;
+	pid = syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0) {
+		close(to_w[1]);
+		close(from_w[0]);
+		worker_main(to_w[0], from_w[1]);
+	}
+	close(cg_fd);
+	close(to_w[0]);
+	close(from_w[1]);
+	if (pid < 0)
+		return -errno;
+	w->pid = pid;
+	w->cmd_fd = to_w[1];
+	w->reply_fd = from_w[0];
+	return 0;
+}
+
+static int worker_cmd(struct worker *w, char c, const void *arg, int len)
+{
+	char buf[4200], r;
+
+	buf[0] = c;
+	memcpy(buf + 1, arg, len);
+	if (write(w->cmd_fd, buf, 1 + len) != 1 + len)
+		return -1;
+	return read(w->reply_fd, &r, 1) == 1 && r == c ? 0 : -1;
+}
+
+static int worker_ping(struct worker *w, int n)
+{
+	while (n--)
+		if (worker_cmd(w, 'p', NULL, 0))
+			return -1;
+	return 0;
+}
+
+static int worker_spin(struct worker *w, int ms)
+{
+	return worker_cmd(w, 's', &ms, sizeof(ms));
+}
+
+static int worker_move(struct worker *w, const char *rel)
+{
+	char p[4200], buf[4200];
+	int len;
+
+	cg_path(p, sizeof(p), rel);
+	len = strlen(p);
+	memcpy(buf, &len, sizeof(len));
+	memcpy(buf + sizeof(len), p, len);
+	return worker_cmd(w, 'g', buf, sizeof(len) + len);
+}
+
+/* Switches out of the task so far (the kernel's own count), once it is
+ * blocked and its count is stable. */
+static long long worker_quiesce(struct worker *w)
+{
+	long long last = -1;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		char p[64], line[256], state = '?';
+		long long v, sum = 0;
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/proc/%d/stat", w->pid);
+		f = fopen(p, "r");
+		if (!f || fscanf(f, "%*d %*s %c", &state) != 1)
+			return -1;
+		fclose(f);
+		snprintf(p, sizeof(p), "/proc/%d/status", w->pid);
+		f = fopen(p, "r");
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+			    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+				sum += v;
+		fclose(f);
+		if (state == 'S' && sum == last)
+			return sum;
+		last = sum;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void worker_stop(struct worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	close(w->cmd_fd);
+	close(w->reply_fd);
+	w->pid = 0;
+}
+
+/* ---- classic per-cgroup perf events (the reference) ---- */
+
+struct classic {
+	int fds[256];
+	int nr;
+};
+
+static int classic_open(struct classic *c, const char *rel, uint32_t type, uint64_t config)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = type, .config = config };
+	int cpu, ncpu = sysconf(_SC_NPROCESSORS_ONLN), cg_fd;
+	char p[4200];
+
+	cg_path(p, sizeof(p), rel);
+	cg_fd = open(p, O_RDONLY | O_DIRECTORY);
+	if (cg_fd < 0)
+		return -errno;
+	c->nr = 0;
+	for (cpu = 0; cpu < ncpu && cpu < 256; cpu++) {
+		int fd = syscall(SYS_perf_event_open, &attr, cg_fd, cpu, -1, PERF_FLAG_PID_CGROUP);
+
+		if (fd < 0) {
+			close(cg_fd);
+			return -errno;
+		}
+		c->fds[c->nr++] = fd;
+	}
+	close(cg_fd);
+	return 0;
+}
+
+static long long classic_read(struct classic *c)
+{
+	long long sum = 0, v;
+	int i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (read(c->fds[i], &v, sizeof(v)) != sizeof(v))
+			return -1;
+		sum += v;
+	}
+	return sum;
+}
+
+static void classic_close(struct classic *c)
+{
+	while (c->nr)
+		close(c->fds[--c->nr]);
+}
+
+/* ---- fixture ---- */
+
+FIXTURE(cg) {
+	struct cgrstat *s;
+	struct worker w[8];
+};
+
+FIXTURE_SETUP(cg)
+{
+	char err[512];
+
+	memset(self, 0, sizeof(*self));
+	self->s = cgrstat_open(EVENTS, NULL, err, sizeof(err));
+	if (!self->s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", err);
+	ASSERT_NE(NULL, self->s) TH_LOG("cgrstat_open: %s", err);
+	snprintf(test_root, sizeof(test_root), "%s/cgrstat-test-%d",
+		 cgrstat_cgroup_root(self->s), getpid());
+	ASSERT_EQ(0, mkdir(test_root, 0755)) TH_LOG("mkdir %s: %s", test_root, strerror(errno));
+}
+
+static void remove_tree(const char *dir)
+{
+	char cmd[4200];
+
+	/* children first: rmdir -p style with find -depth */
+	snprintf(cmd, sizeof(cmd), "find '%s' -depth -type d -exec rmdir {} + 2>/dev/null", dir);
+	if (system(cmd))
+		return;
+}
+
+FIXTURE_TEARDOWN(cg)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		worker_stop(&self->w[i]);
+	cgrstat_close(self->s);
+	if (test_root[0])
+		remove_tree(test_root);
+}
+
+static uint64_t read_counter(struct __test_metadata *_metadata, struct cgrstat *s,
+			     const char *rel, int ev)
+{
+	struct cgrstat_record rec;
+	char p[4200];
+	int ret;
+
+	cg_path(p, sizeof(p), rel);
+	ret = cgrstat_read_cgroup(s, p, &rec);
+	EXPECT_EQ(0, ret) TH_LOG("read %s: %s", rel, cgrstat_errmsg(s));
+	return ret ? ~0ULL : rec.values[ev].counter;
+}
+
+#define REL_CLOSE(a, b, pct) (llabs((long long)(a) - (long long)(b)) * 100 <= (long long)(pct) * llabs((long long)(b)))
+
+/*
+ * The seed-000 hierarchy: test -> child1, child2 -> two leaves each, one
+ * worker per leaf and one in child1 itself.  Leaf counts are exact: every
+ * switch out of a worker is charged to its leaf (it is alone there), so
+ * context-switches == cgroup-switches == nvcsw + nivcsw of the worker.
+ * Parents: exactly the sum of the children plus their own task.
+ */
+TEST_F(cg, hierarchy_exact)
+{
+	static const char *const leaves[] = {
+		"t/child1/leaf1", "t/child1/leaf2", "t/child2/leaf3", "t/child2/leaf4",
+	};
+	long long truth[5];
+	uint64_t cs[5], cgs[5];
+	int i;
+
+	ASSERT_EQ(0, cg_create("t"));
+	ASSERT_EQ(0, cg_create("t/child1"));
+	ASSERT_EQ(0, cg_create("t/child2"));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, cg_create(leaves[i]));
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, worker_start(&self->w[i], leaves[i]));
+		ASSERT_EQ(0, worker_ping(&self->w[i], 10 * (i + 1)));
+	}
+	ASSERT_EQ(0, worker_start(&self->w[4], "t/child1"));
+	ASSERT_EQ(0, worker_ping(&self->w[4], 7));
+
+	for (i = 0; i < 5; i++) {
+		truth[i] = worker_quiesce(&self->w[i]);
+		ASSERT_LT(0, truth[i]);
+	}
+	for (i = 0; i < 4; i++) {
+		cs[i] = read_counter(_metadata, self->s, leaves[i], EV_CS);
+		cgs[i] = read_counter(_metadata, self->s, leaves[i], EV_CGS);
+		EXPECT_EQ(truth[i], (long long)cs[i]) TH_LOG("%s context-switches", leaves[i]);
+		EXPECT_EQ(truth[i], (long long)cgs[i]) TH_LOG("%s cgroup-switches", leaves[i]);
+		EXPECT_LT(0U, cs[i]);
+	}
+	EXPECT_EQ(cs[0] + cs[1] + truth[4], read_counter(_metadata, self->s, "t/child1", EV_CS));
+	EXPECT_EQ(cs[2] + cs[3], read_counter(_metadata, self->s, "t/child2", EV_CS));
+	EXPECT_EQ(cs[0] + cs[1] + cs[2] + cs[3] + truth[4],
+		  read_counter(_metadata, self->s, "t", EV_CS));
+	EXPECT_EQ(cgs[2] + cgs[3], read_counter(_metadata, self->s, "t/child2", EV_CGS));
+}
+
+/* One iterator read returns the whole subtree, in pre-order, with the same
+ * numbers as reading each cgroup alone. */
+TEST_F(cg, subtree_one_read)
+{
+	static const char *const dirs[] = { "t", "t/a", "t/a/x", "t/b" };
+	struct cgrstat_record *recs = NULL, one;
+	uint64_t ids[4];
+	char p[4200];
+	size_t nr, i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, cg_create(dirs[i]));
+	ASSERT_EQ(0, worker_start(&self->w[0], "t/a/x"));
+	ASSERT_EQ(0, worker_start(&self->w[1], "t/b"));
+	ASSERT_EQ(0, worker_ping(&self->w[0], 20));
+	ASSERT_EQ(0, worker_ping(&self->w[1], 5));
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	ASSERT_LT(0, worker_quiesce(&self->w[1]));
+
+	for (i = 0; i < 4; i++) {
+		cg_path(p, sizeof(p), dirs[i]);
+		ASSERT_EQ(0, cgrstat_cgroup_id(self->s, p, &ids[i]));
+	}
+	cg_path(p, sizeof(p), "t");
+	ASSERT_EQ(0, cgrstat_read_subtree(self->s, p, &recs, &nr)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	ASSERT_EQ(4U, nr);
+	EXPECT_EQ(ids[0], recs[0].cgroup_id);
+	for (i = 0; i < nr; i++) {
+		size_t j;
+
+		for (j = 0; j < 4 && ids[j] != recs[i].cgroup_id; j++)
+			;
+		ASSERT_LT(j, 4U) TH_LOG("record %zu: unknown cgroup id %llu", i,
+				       (unsigned long long)recs[i].cgroup_id);
+		ASSERT_EQ(0, cgrstat_read_cgroup_id(self->s, recs[i].cgroup_id, &one));
+		EXPECT_EQ(one.values[EV_CS].counter, recs[i].values[EV_CS].counter);
+		EXPECT_EQ(one.values[EV_CLOCK].counter, recs[i].values[EV_CLOCK].counter);
+	}
+	EXPECT_EQ(recs[0].values[EV_CS].counter,
+		  read_counter(_metadata, self->s, "t/a", EV_CS) +
+		  read_counter(_metadata, self->s, "t/b", EV_CS));
+	free(recs);
+}
+
+/*
+ * Busy workload in 3 levels (own task at each level): cpu-clock of each
+ * cgroup within 5% of cpu.stat usage and within 2% of classic per-cgroup
+ * cpu-clock perf events.
+ */
+TEST_F(cg, cpu_clock_three_levels)
+{
+	static const char *const dirs[] = { "t", "t/l1", "t/l1/l2", "t/l1/l2/l3" };
+	struct classic classic[4];
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, cg_create(dirs[i]));
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, classic_open(&classic[i], dirs[i], PERF_TYPE_SOFTWARE,
+					  PERF_COUNT_SW_CPU_CLOCK));
+	for (i = 1; i < 4; i++)
+		ASSERT_EQ(0, worker_start(&self->w[i], dirs[i]));
+	for (i = 1; i < 4; i++)
+		ASSERT_EQ(0, worker_spin(&self->w[i], 150 * i));
+	for (i = 1; i < 4; i++)
+		ASSERT_LT(0, worker_quiesce(&self->w[i]));
+
+	for (i = 0; i < 4; i++) {
+		uint64_t ours = read_counter(_metadata, self->s, dirs[i], EV_CLOCK);
+		long long usage = cg_usage_ns(dirs[i]);
+		long long ref = classic_read(&classic[i]);
+
+		TH_LOG("%-12s cgrstat %llu ns, cpu.stat %lld ns, classic %lld ns", dirs[i],
+		       (unsigned long long)ours, usage, ref);
+		EXPECT_TRUE(REL_CLOSE(ours, usage, 5)) TH_LOG("%s vs cpu.stat", dirs[i]);
+		EXPECT_TRUE(REL_CLOSE(ours, ref, 2)) TH_LOG("%s vs classic", dirs[i]);
+		EXPECT_LT(150000000LL * (4 - i) / 2, (long long)ours);
+		classic_close(&classic[i]);
+	}
+}
+
+/* A cgroup created after the session started is counted from its first
+ * switch, exactly. */
+TEST_F(cg, cgroup_created_after_start)
+{
+	long long truth;
+
+	usleep(20000);
+	ASSERT_EQ(0, cg_create("late"));
+	ASSERT_EQ(0, worker_start(&self->w[0], "late"));
+	ASSERT_EQ(0, worker_ping(&self->w[0], 25));
+	truth = worker_quiesce(&self->w[0]);
+	ASSERT_LT(25, truth);
+	EXPECT_EQ(truth, (long long)read_counter(_metadata, self->s, "late", EV_CS));
+}
+
+/*
+ * A removed cgroup's counts, never read (still pending in its per-cpu
+ * slots), reach its parent.  The worker's exit adds its last wake-up and
+ * switch out (and maybe a preemption).
+ */
+TEST_F(cg, removed_cgroup_counts_kept_by_parent)
+{
+	uint64_t before, after;
+	long long truth;
+	int i;
+
+	ASSERT_EQ(0, cg_create("p"));
+	ASSERT_EQ(0, cg_create("p/gone"));
+	before = read_counter(_metadata, self->s, "p", EV_CS);
+	EXPECT_EQ(0U, before);
+	ASSERT_EQ(0, worker_start(&self->w[0], "p/gone"));
+	ASSERT_EQ(0, worker_ping(&self->w[0], 30));
+	truth = worker_quiesce(&self->w[0]);
+	ASSERT_LT(30, truth);
+	worker_stop(&self->w[0]);
+	ASSERT_EQ(0, cg_remove("p/gone"));
+	usleep(100000);	/* let the release work run: both orders must work */
+	after = read_counter(_metadata, self->s, "p", EV_CS);
+	EXPECT_LE(truth, (long long)after);
+	EXPECT_GE(truth + 3, (long long)after);
+
+	/* once released, the reader forgets the dead cgroup; the parent keeps
+	 * its counts (release is asynchronous: wait for it, 5 s at most) */
+	for (i = 0; i < 100; i++) {
+		struct cgrstat_stats st;
+
+		EXPECT_EQ(after, read_counter(_metadata, self->s, "p", EV_CS));
+		cgrstat_get_stats(self->s, &st);
+		if (st.forgotten)
+			break;
+		usleep(50000);
+	}
+	EXPECT_LT(i, 100) TH_LOG("the released cgroup was never forgotten");
+}
+
+/* A task moving itself between cgroups while running: each cgroup gets the
+ * cpu time it ran there (cpu.stat splits it the same way). */
+TEST_F(cg, migration)
+{
+	static const char *const dirs[] = { "m", "m/a", "m/b" };
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, cg_create(dirs[i]));
+	ASSERT_EQ(0, worker_start(&self->w[0], "m/a"));
+	ASSERT_EQ(0, worker_spin(&self->w[0], 200));
+	ASSERT_EQ(0, worker_move(&self->w[0], "m/b"));
+	ASSERT_EQ(0, worker_spin(&self->w[0], 300));
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	for (i = 0; i < 3; i++) {
+		uint64_t ours = read_counter(_metadata, self->s, dirs[i], EV_CLOCK);
+		long long usage = cg_usage_ns(dirs[i]);
+
+		TH_LOG("%s: cgrstat %llu ns, cpu.stat %lld ns", dirs[i],
+		       (unsigned long long)ours, usage);
+		EXPECT_TRUE(REL_CLOSE(ours, usage, 5)) TH_LOG("%s vs cpu.stat", dirs[i]);
+	}
+}
+
+/* A cpu that goes idle charges nothing more to the cgroup that ran last. */
+TEST_F(cg, idle_cpu_charges_nothing)
+{
+	uint64_t clock1, cs1;
+
+	ASSERT_EQ(0, cg_create("idle"));
+	ASSERT_EQ(0, worker_start(&self->w[0], "idle"));
+	ASSERT_EQ(0, worker_spin(&self->w[0], 100));
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	clock1 = read_counter(_metadata, self->s, "idle", EV_CLOCK);
+	cs1 = read_counter(_metadata, self->s, "idle", EV_CS);
+	EXPECT_LT(50000000ULL, clock1);
+	usleep(300000);
+	EXPECT_EQ(clock1, read_counter(_metadata, self->s, "idle", EV_CLOCK));
+	EXPECT_EQ(cs1, read_counter(_metadata, self->s, "idle", EV_CS));
+}
+
+/* Text from the iterator, directly and through a file pinned in bpffs. */
+TEST_F(cg, text_and_pinned_file)
+{
+	char text[4096], pinned[4096], p[4200], pin[256], line[128];
+	struct cgrstat_record rec;
+	ssize_t n;
+	int fd;
+
+	ASSERT_EQ(0, cg_create("txt"));
+	ASSERT_EQ(0, worker_start(&self->w[0], "txt"));
+	ASSERT_EQ(0, worker_ping(&self->w[0], 12));
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	cg_path(p, sizeof(p), "txt");
+	ASSERT_EQ(0, cgrstat_read_cgroup(self->s, p, &rec));
+	ASSERT_EQ(0, cgrstat_read_text(self->s, p, text, sizeof(text)));
+	snprintf(line, sizeof(line), "\ncontext-switches %llu\n",
+		 (unsigned long long)rec.values[EV_CS].counter);
+	EXPECT_NE(NULL, strstr(text, line)) TH_LOG("text:\n%s\nwanted:%s", text, line);
+	snprintf(line, sizeof(line), "cgroup_id %llu\n", (unsigned long long)rec.cgroup_id);
+	EXPECT_EQ(0, strncmp(text, line, strlen(line))) TH_LOG("text:\n%s", text);
+
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/cgrstat-test-%d", getpid());
+	ASSERT_EQ(0, cgrstat_pin_text(self->s, p, pin)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	fd = open(pin, O_RDONLY);
+	ASSERT_LE(0, fd);
+	n = read(fd, pinned, sizeof(pinned) - 1);
+	close(fd);
+	unlink(pin);
+	ASSERT_LT(0, n);
+	pinned[n] = 0;
+	EXPECT_STREQ(text, pinned);
+}
+
+/* ---- bad input ---- */
+
+TEST(unknown_event)
+{
+	char err[512] = "";
+	struct cgrstat *s = cgrstat_open("cpu-clock,no-such-event", NULL, err, sizeof(err));
+
+	EXPECT_EQ(NULL, s);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(err, "unknown event 'no-such-event'")) TH_LOG("%s", err);
+	cgrstat_close(s);
+}
+
+TEST(missing_cgroup_path)
+{
+	struct cgrstat_record rec;
+	char err[512];
+	struct cgrstat *s = cgrstat_open("cpu-clock", NULL, err, sizeof(err));
+
+	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", err);
+	ASSERT_NE(NULL, s) TH_LOG("%s", err);
+	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup(s, "no/such/cgroup", &rec));
+	EXPECT_NE(NULL, strstr(cgrstat_errmsg(s), "no/such/cgroup")) TH_LOG("%s", cgrstat_errmsg(s));
+	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup_id(s, 0x7fffffffffffULL, &rec));
+	cgrstat_close(s);
+}
+
+/* A kernel without the hook: ask for a symbol that does not exist. */
+TEST(kernel_without_hook)
+{
+	struct cgrstat_opts opts = { .sz = sizeof(opts), .flush_hook = "cgrstat_no_such_hook" };
+	char err[512] = "";
+	struct cgrstat *s = cgrstat_open("cpu-clock", &opts, err, sizeof(err));
+
+	EXPECT_EQ(NULL, s);
+	EXPECT_NE(NULL, strstr(err, "lacks the rstat hook")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(err, "cgrstat_no_such_hook")) TH_LOG("%s", err);
+	cgrstat_close(s);
+}
+
+/* No hardware PMU here: say so instead of counting zeros. */
+TEST(unsupported_event)
+{
+	char err[512] = "";
+	struct cgrstat *s = cgrstat_open("cpu-clock,cycles", NULL, err, sizeof(err));
+
+	if (!s && strstr(err, "refused") && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", err);
+	if (s) {
+		cgrstat_close(s);
+		SKIP(return, "this machine has a hardware PMU");
+	}
+	EXPECT_NE(NULL, strstr(err, "event 'cycles' is not supported")) TH_LOG("%s", err);
+}
+
+TEST_HARNESS_MAIN
