@@ -201,6 +201,13 @@ int main(int argc, char **argv)
 			(unsigned long long)st.switches, (unsigned long long)st.read_errors,
 			(unsigned long long)st.slots_full, (unsigned long long)st.flush_calls,
 			(unsigned long long)st.forgotten);
+		if (st.collector_runs)
+			fprintf(stderr, "cgrstat: collector %llu runs, %llu ns each; "
+				"flusher %llu runs, %llu ns each\n",
+				(unsigned long long)st.collector_runs,
+				(unsigned long long)(st.collector_ns / st.collector_runs),
+				(unsigned long long)st.flusher_runs,
+				(unsigned long long)(st.flusher_runs ? st.flusher_ns / st.flusher_runs : 0));
 	}
 	free(recs);
 	free_names();

@@ -595,6 +595,18 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 	}
 }
 
+static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint64_t *ns)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	*runs = *ns = 0;
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return;
+	*runs = info.run_cnt;
+	*ns = info.run_time_ns;
+}
+
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
 	st->switches = s->skel->bss->nr_collect;
@@ -602,4 +614,6 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 	st->slots_full = s->skel->bss->nr_slot_full;
 	st->flush_calls = s->skel->bss->nr_flush_calls;
 	st->forgotten = s->skel->bss->nr_gc;
+	prog_run_stats(s->skel->progs.cgrstat_switch, &st->collector_runs, &st->collector_ns);
+	prog_run_stats(s->skel->progs.cgrstat_flush, &st->flusher_runs, &st->flusher_ns);
 }

@@ -91,6 +91,9 @@ struct cgrstat_stats {
 	uint64_t slots_full;	/* updates lost: max_cgroups too small */
 	uint64_t flush_calls;
 	uint64_t forgotten;	/* entries of released cgroups deleted */
+	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */
+	uint64_t collector_runs, collector_ns;
+	uint64_t flusher_runs, flusher_ns;
 };
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
 

@@ -8,6 +8,8 @@
 #    counting cpu-clock + context-switches: no counting, cgrstat, and
 #    upstream bperf (perf stat --bpf-counters --for-each-cgroup, given
 #    every cgroup on the path so that it counts each level).
+#    Then the collector's trigger alone: the same BPF work hooked on
+#    tp_btf/sched_switch vs on a cgroup-switches perf event (trigger.c).
 # 2. Reading 1,000 cgroups: one cgrstat iterator read (readbench) vs
 #    bperf's read (perf stat -I: extra cpu time per interval).
 # Environment: ROUNDS (ping-pong round trips, default 20000), REPS (3).
@@ -37,52 +39,68 @@ make_path() {
 	echo "$a|$b|${list:+$list,}$a,$b"
 }
 
-pingpong() { # A B LIST MODE
-	local cmd=("$B/pingpong" "$CG/$1" "$CG/$2" "$ROUNDS")
+BPFTOOL=build/tools/bpftool/bpftool
+echo 1 > /proc/sys/kernel/bpf_stats_enabled
+
+# pingpong A B LIST MODE: prints "WALL_NS_PER_SWITCH BPF_NS_PER_RUN"
+pingpong() {
+	local cmd=("$B/pingpong" "$CG/$1" "$CG/$2" "$ROUNDS") out
 	case $4 in
-	none) "${cmd[@]}" ;;
-	cgrstat) cgrstat -e $EVENTS -r "$1" -- "${cmd[@]}" ;;
-	bperf) "$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$3" \
-		-o /tmp/bperf.out -- "${cmd[@]}" ;;
-	esac | awk '/ns_per_switch/ { print $2 }'
+	none) out=$("${cmd[@]}") ;;
+	cgrstat) out=$(CGRSTAT_DEBUG=1 cgrstat -e $EVENTS -r "$1" -- "${cmd[@]}" 2>&1) ;;
+	bperf) out=$("$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$3" \
+		-o /tmp/bperf.out -- bash -c "${cmd[*]}; $BPFTOOL prog show" 2>&1) ;;
+	esac
+	awk '/ns_per_switch/ { wall = $2 }
+	     /collector .* runs, .* ns each/ { bpf = $(NF - 8) }
+	     /name on_cgrp_switch/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
+		if ($i == "run_cnt") c = $(i + 1) } }
+	     END { if (c) bpf = int(t / c); print wall, (bpf == "" ? "-" : bpf) }' <<<"$out"
 }
 
-echo "# ping-pong: $ROUNDS round trips x $REPS runs, median ns per switch"
-printf "%-6s %-8s %10s %12s\n" depth mode ns/switch "overhead ns"
+echo "# ping-pong: $ROUNDS round trips x $REPS runs, medians; BPF ns = the collector program's"
+echo "# own run time per invocation (kernel.bpf_stats_enabled)"
+printf "%-6s %-8s %10s %12s %12s\n" depth mode ns/switch "overhead ns" "BPF ns/run"
 for depth in 1 8; do
-	IFS='|' read -r a b list < <(make_path $depth)
+	IFS="|" read -r a b list <<<"$(make_path $depth)"
 	base=
 	for mode in none cgrstat bperf; do
 		if [ "$mode" = bperf ] && [ ! -x "$PERF" ]; then
 			echo "$depth bperf: $PERF missing (make perf)"; continue
 		fi
-		val=$(for ((r = 0; r < REPS; r++)); do pingpong "$a" "$b" "$list" $mode; done | median)
-		[ "$mode" = none ] && base=$val
-		printf "%-6s %-8s %10s %12s\n" $depth $mode "$val" $((val - base))
+		res=$(for ((r = 0; r < REPS; r++)); do pingpong "$a" "$b" "$list" $mode; done)
+		wall=$(awk '{ print $1 }' <<<"$res" | median)
+		bpf=$(awk '{ print $2 }' <<<"$res" | median)
+		[ "$mode" = none ] && base=$wall
+		printf "%-6s %-8s %10s %12s %12s\n" $depth $mode "$wall" $((wall - base)) "$bpf"
 	done
 done
 
 echo
+echo "# collector trigger, same work in both programs (depth 1, median ns per switch)"
+IFS="|" read -r a b list <<<"$(make_path 1)"
+for mode in tp perf; do
+	val=$(for ((r = 0; r < REPS; r++)); do
+		"$B/trigger" $mode "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
+	done | awk '/ns_per_switch/ { print $2 }' | median)
+	printf "%-28s %10s\n" "$([ $mode = tp ] && echo tp_btf/sched_switch || echo cgroup-switches perf_event)" "$val"
+done
+
+echo
 echo "# reading 1000 cgroups"
-mkdir -p "$CG/bench-rd"
-for ((i = 0; i < 1000; i++)); do mkdir -p "$CG/bench-rd/g$i"; done
-# a task that visits every cgroup, so that each has counts
-visit() { for ((i = 0; i < 1000; i++)); do echo 0 > "$CG/bench-rd/g$i/cgroup.procs"; done; }
-cgrstat -e $EVENTS -r bench-rd -- bash -c "$(declare -f visit); CG=$CG; visit" >/tmp/cgrstat-rd.out
-echo "cgrstat text output for the subtree: $(grep -c '^cgroup_id' /tmp/cgrstat-rd.out) cgroups"
-build/bench/bpf-rstat/readbench bench-rd 20 | sed 's/^/cgrstat one iterator read: /'
+"$B/readbench" populate "$CG/bench-rd" 1000
+"$B/readbench" bench-rd 20 | sed 's/^/cgrstat, one iterator read: /'
 if [ -x "$PERF" ]; then
 	list=$(for ((i = 0; i < 1000; i++)); do printf "bench-rd/g%d," $i; done)
 	list=${list%,}
-	cpu_of() { # INTERVAL_MS: perf's user+sys ms for a 4 s run
-		/usr/bin/time -f "%U %S" -o /tmp/perf-time "$PERF" stat --bpf-counters -a \
-			-e $EVENTS --for-each-cgroup "$list" -I "$1" -o /dev/null -- sleep 4
+	cpu_of() { # INTERVAL_MS: perf's user+sys ms for a 2 s run
+		/usr/bin/time -f "%U %S" -o /tmp/perf-time timeout 600 "$PERF" stat --bpf-counters -a \
+			-e $EVENTS --for-each-cgroup "$list" -I "$1" -o /dev/null -- sleep 2
 		awk '{ printf "%d\n", ($1 + $2) * 1000 }' /tmp/perf-time
 	}
-	slow=$(cpu_of 2000); fast=$(cpu_of 100)
-	# 2 vs 40 interval reads
-	echo "bperf 1000 cgroups: perf cpu ${slow} ms (-I 2000) vs ${fast} ms (-I 100):" \
-		"$(( (fast - slow) * 1000 / 38 )) us cpu per read"
+	slow=$(cpu_of 2000); fast=$(cpu_of 200)
+	echo "bperf, 1000 cgroups: perf cpu ${slow} ms with -I 2000, ${fast} ms with -I 200:" \
+		"$(( (fast - slow) * 1000 / 9 )) us cpu per read"
 fi
 
 # clean up

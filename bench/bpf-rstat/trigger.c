@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trigger {tp|perf} COMMAND...: run COMMAND with the collector work hooked
+ * on tp_btf/sched_switch (tp) or on a cgroup-switches perf event per cpu,
+ * sample_period 1 (perf, bperf's way); print how often it ran.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "trigger.skel.h"
+
+#define MAX_CPUS 256
+
+static int perf_open(__u64 config, int cpu, __u64 period)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE, .config = config,
+		.sample_period = period,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int main(int argc, char **argv)
+{
+	static const __u64 counted[2] = { PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES };
+	struct bpf_link *links[MAX_CPUS] = {};
+	int fds[3 * MAX_CPUS], nfds = 0, ncpu, cpu, i, status, ret = 1;
+	struct trigger *skel;
+	bool perf_mode;
+	pid_t pid;
+
+	if (argc < 3 || (strcmp(argv[1], "tp") && strcmp(argv[1], "perf"))) {
+		fprintf(stderr, "usage: trigger {tp|perf} COMMAND...\n");
+		return 2;
+	}
+	perf_mode = !strcmp(argv[1], "perf");
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu > MAX_CPUS)
+		return 2;
+	skel = trigger__open();
+	if (!skel)
+		return 1;
+	skel->rodata->nr_cpus = ncpu;
+	bpf_map__set_max_entries(skel->maps.events, 2 * ncpu);
+	bpf_program__set_autoload(skel->progs.on_cgroup_switch, perf_mode);
+	bpf_program__set_autoload(skel->progs.on_sched_switch, !perf_mode);
+	if (trigger__load(skel))
+		goto out;
+	for (i = 0; i < 2; i++)
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			__u32 key = i * ncpu + cpu;
+			int fd = perf_open(counted[i], cpu, 0);
+
+			if (fd < 0)
+				continue;
+			fds[nfds++] = fd;
+			bpf_map_update_elem(bpf_map__fd(skel->maps.events), &key, &fd, BPF_ANY);
+		}
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (!perf_mode) {
+			links[0] = bpf_program__attach(skel->progs.on_sched_switch);
+			if (!links[0])
+				goto out;
+			break;
+		}
+		fds[nfds] = perf_open(PERF_COUNT_SW_CGROUP_SWITCHES, cpu, 1);
+		if (fds[nfds] < 0)
+			continue;
+		links[cpu] = bpf_program__attach_perf_event(skel->progs.on_cgroup_switch, fds[nfds++]);
+		if (!links[cpu])
+			goto out;
+	}
+	pid = fork();
+	if (pid == 0) {
+		execvp(argv[2], argv + 2);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	printf("trigger %s calls %llu\n", argv[1], (unsigned long long)skel->bss->calls);
+	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+out:
+	for (cpu = 0; cpu < MAX_CPUS; cpu++)
+		bpf_link__destroy(links[cpu]);
+	while (nfds)
+		close(fds[--nfds]);
+	trigger__destroy(skel);
+	return ret;
+}
