@@ -2,7 +2,11 @@
 # `make check`: host-side unit tests, then every VM test in one guest boot,
 # then one summary line "N passed, N failed, N skipped".
 #
-#   scripts/check.sh [--kernel IMAGE] [--timeout SEC] [NAME-PREFIX...]
+#   scripts/check.sh [--kernel IMAGE] [--timeout SEC] [--vm-tests DIR]
+#                    [--out DIR] [NAME-PREFIX...]
+#
+# --vm-tests DIR reads the guest's test lists from DIR (inside the repository)
+# instead of tests/vm-tests.d; --out DIR writes results there (build/check).
 #
 # Fails when a test fails, when the guest hangs or dies, and when the guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
@@ -10,14 +14,17 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 KERNEL=build/bzImage
 TIMEOUT=${CHECK_TIMEOUT:-2400}
+LISTS=
+OUT=build/check
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--vm-tests) LISTS="VM_TESTS_DIR=$2"; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
-OUT=build/check
 rm -rf "$OUT"; mkdir -p "$OUT"
 FAILURES=()
 
@@ -26,7 +33,7 @@ scripts/run-tests.sh --host "$@" | tee "$OUT/host.ktap"
 
 echo "== guest tests ($KERNEL)"
 scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" --keep "$OUT/vm" -- \
-	scripts/run-tests.sh "$@" 2>"$OUT/vm-run.err"
+	$LISTS scripts/run-tests.sh "$@" 2>"$OUT/vm-run.err"
 status=$?
 cat "$OUT/vm-run.err" >&2
 [ -f "$OUT/vm/out" ] && cp "$OUT/vm/out" "$OUT/vm.ktap"

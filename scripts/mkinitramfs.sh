@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$1
 BUSYBOX=${BUSYBOX:-/bin/busybox}
-ldd "$BUSYBOX" 2>&1 | grep -q "not a dynamic" ||
+case $(ldd "$BUSYBOX" 2>&1) in *"not a dynamic"*) ;; *) false ;; esac ||
 	{ echo "error: $BUSYBOX is not the static busybox (make deps installs busybox-static)" >&2; exit 1; }
 
 STAGE=$(mktemp -d "${OUT%/*}/initramfs.XXXXXX")
@@ -18,6 +18,8 @@ mkdir -p "$STAGE"/{bin,sbin,dev,proc,sys,tmp,run,usr,repo,root,etc,mnt,var/tmp}
 ln -s usr/lib "$STAGE/lib"
 ln -s usr/lib64 "$STAGE/lib64"
 cp "$BUSYBOX" "$STAGE/bin/busybox"
+# scripts say #!/bin/bash: the host's bash (merged /usr) arrives over 9p
+ln -s /usr/bin/bash "$STAGE/bin/bash"
 install -m 0755 "$ROOT/scripts/guest/init" "$STAGE/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"

@@ -102,20 +102,17 @@ if [ $MODE = shell ]; then
 fi
 
 CONSOLE=$RUNDIR/console.log
-"${QEMU[@]}" -serial "file:$CONSOLE" </dev/null &
+timeout "$TIMEOUT" "${QEMU[@]}" -serial "file:$CONSOLE" </dev/null &
 QPID=$!
 if [ $QUIET = 0 ]; then
 	( while [ ! -f "$RUNDIR/out" ] && kill -0 $QPID 2>/dev/null; do sleep 0.2; done
 	  [ -f "$RUNDIR/out" ] && exec tail -n +1 -s 0.3 -f --pid=$QPID "$RUNDIR/out" ) &
 	TPID=$!
 fi
-HUNG=0
-( sleep "$TIMEOUT"; kill -TERM $QPID 2>/dev/null ) &
-WATCHDOG=$!
 wait $QPID
 QEMU_STATUS=$?
-if ! kill -0 $WATCHDOG 2>/dev/null; then HUNG=1; else kill $WATCHDOG 2>/dev/null; fi
-wait $WATCHDOG 2>/dev/null
+HUNG=0
+[ $QEMU_STATUS = 124 ] && HUNG=1
 [ $QUIET = 0 ] && wait $TPID 2>/dev/null
 [ $QUIET = 1 ] && [ -f "$RUNDIR/out" ] && cat "$RUNDIR/out"
 

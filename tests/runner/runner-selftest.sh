@@ -1,0 +1,61 @@
+#!/bin/bash
+# Self-test of `make check`'s runner: a failing test, a guest that panics and
+# a guest that hangs must each make the check fail with a message that says
+# what happened; a passing list must pass. Prints TAP.
+#   tests/runner/runner-selftest.sh [--kernel IMAGE]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+KERNEL=build/bzImage
+[ "${1:-}" = --kernel ] && KERNEL=$2
+WORK=build/tests/runner
+rm -rf "$WORK"
+mkdir -p "$WORK/empty"
+n=0
+failed=0
+
+# run_case NAME LIST-CONTENT TIMEOUT: runs check.sh on a one-off test list,
+# leaves its output in $WORK/NAME.log and its exit status in $rc.
+run_case() {
+	local name=$1 list=$2 timeout=$3
+	mkdir -p "$WORK/$name.d"
+	printf '%s\n' "$list" >"$WORK/$name.d/cases.list"
+	HOST_TESTS= HOST_TESTS_DIR="$WORK/empty" scripts/check.sh --kernel "$KERNEL" \
+		--timeout "$timeout" --vm-tests "$WORK/$name.d" --out "$WORK/$name.out" \
+		>"$WORK/$name.log" 2>&1
+	rc=$?
+}
+
+# expect NAME DESCRIPTION CONDITION...: one TAP line
+expect() {
+	local name=$1 what=$2
+	shift 2
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n $name: $what"
+	else
+		echo "not ok $n $name: $what"
+		failed=1
+		sed 's/^/# /' "$WORK/$name.log" | tail -25
+	fi
+}
+log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
+
+echo "TAP version 13"
+echo "1..8"
+
+run_case passing $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2' 300
+expect passing "exit status 0" test $rc = 0
+expect passing "counts 3 passed" log_has passing '^3 passed, 0 failed'
+
+run_case failing $'good true\nbad  echo "expected failure" >&2; exit 3' 300
+expect failing "exit status non-zero" test $rc != 0
+expect failing "names the failing test" log_has failing '^FAILED: bad: not ok 2 bad # exit status 3'
+
+run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
+expect panic "exit status non-zero" test $rc != 0
+expect panic "says the guest panicked" log_has panic 'guest died: guest kernel panicked'
+
+run_case hang $'timeout=3000 sleeper  sleep 3000' 45
+expect hang "exit status non-zero" test $rc != 0
+expect hang "says the guest hung" log_has hang 'guest hung: no result within 45s'
+exit $failed
