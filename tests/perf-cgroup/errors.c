@@ -209,15 +209,20 @@ TEST_F(bad, attach_cgroup_event)
 	ASSERT_UNCHANGED();
 }
 
+/* ATTACH goes to a group's leader; on a sibling it is refused. */
 TEST_F(bad, attach_group_sibling)
 {
-	struct pcg_events sib;
+	struct pcg_events lead, sib;
+	struct pcg_reading r;
 
-	ASSERT_EQ(0, pcg_open_sibling_events(&sib, &self->ev,
+	ASSERT_EQ(0, pcg_open_cpu_events(&lead, PERF_COUNT_SW_CPU_CLOCK, 0, 0));
+	ASSERT_EQ(0, pcg_open_sibling_events(&sib, &lead,
 					     PERF_COUNT_SW_CONTEXT_SWITCHES,
 					     0));
 	EXPECT_EQ(-EINVAL, pcg_attach(sib.fd[0], &self->idb, 1));
+	EXPECT_EQ(-ENOENT, pcg_read_cgroup_sum(&lead, self->idb, 0, &r));
 	pcg_close_events(&sib);
+	pcg_close_events(&lead);
 	ASSERT_UNCHANGED();
 }
 
@@ -278,7 +283,7 @@ TEST_F(bad, read_buffer_sizes)
 	buf[0] = 16;	/* header only: no room for the value */
 	EXPECT_EQ(-ENOSPC, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUP, buf));
 	EXPECT_EQ(24, buf[0]);
-	EXPECT_EQ(24, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUP, buf));
+	EXPECT_EQ(8, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUP, buf));
 	EXPECT_EQ(self->va[0], buf[2]);
 
 	EXPECT_EQ(-EFAULT, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUP,

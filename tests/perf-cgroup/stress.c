@@ -88,13 +88,17 @@ static int open_event(struct stress *s, unsigned int *seed, int *sib)
 	int group = rand_r(seed) & 1;
 
 	pcg_attr_init(&attr, PERF_COUNT_SW_CPU_CLOCK,
-		      group ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0, 0);
+		      group ? PERF_FORMAT_GROUP | PERF_FORMAT_ID : 0, group);
 	*sib = -1;
 	fd = pcg_perf_open(&attr, -1, cpu, -1, 0);
 	if (fd < 0 || !group)
 		return fd;
+	/* siblings count only if added before the leader is enabled */
 	attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	attr.disabled = 0;
 	*sib = pcg_perf_open(&attr, -1, cpu, fd, 0);
+	if (*sib < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0))
+		unexpected(s, "group open", -errno);
 	return fd;
 }
 
