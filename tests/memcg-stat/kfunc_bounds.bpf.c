@@ -44,11 +44,12 @@ int visited;
 SEC("iter.s/cgroup")
 int bounds(struct bpf_iter__cgroup *ctx)
 {
+	struct cgroup *cgrp = ctx->cgroup;
 	struct mem_cgroup *memcg;
 
-	if (!ctx->cgroup)
+	if (!cgrp)
 		return 0;
-	memcg = bpf_get_mem_cgroup(&ctx->cgroup->self);
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return 0;
 	visited++;
@@ -94,11 +95,12 @@ int from_syscall(void *ctx)
 SEC("?iter/cgroup")
 int flush_not_sleepable(struct bpf_iter__cgroup *ctx)
 {
+	struct cgroup *cgrp = ctx->cgroup;
 	struct mem_cgroup *memcg;
 
-	if (!ctx->cgroup)
+	if (!cgrp)
 		return 0;
-	memcg = bpf_get_mem_cgroup(&ctx->cgroup->self);
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return 0;
 	bpf_mem_cgroup_flush_stats(memcg);
@@ -110,11 +112,12 @@ int flush_not_sleepable(struct bpf_iter__cgroup *ctx)
 SEC("?iter.s/cgroup")
 int leaks_reference(struct bpf_iter__cgroup *ctx)
 {
+	struct cgroup *cgrp = ctx->cgroup;
 	struct mem_cgroup *memcg;
 
-	if (!ctx->cgroup)
+	if (!cgrp)
 		return 0;
-	memcg = bpf_get_mem_cgroup(&ctx->cgroup->self);
+	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (memcg)
 		usage = bpf_mem_cgroup_usage(memcg);
 	return 0;

@@ -129,8 +129,10 @@ int mcg_task_start(struct mcg_task *t, const char *cg, const struct mcg_work *w)
 	if (t->pid < 0)
 		return -errno;
 	if (!t->pid) {
-		close(ready[0]);
-		close(go[1]);
+		/* no other task's go pipe may stay open in this one */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != ready[1] && fd != go[0])
+				close(fd);
 		task_main(cg, w, ready[1], go[0]);
 	}
 	close(ready[1]);

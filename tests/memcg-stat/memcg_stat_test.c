@@ -100,6 +100,23 @@ static uint64_t field(const struct memcg_stat_row *row, const char *name)
 	return MEMCG_STAT_NA;
 }
 
+/* 3 children's memcg structures: a few pages each */
+#define OWN_KERNEL_MAX (3 * 64 * 1024ULL)
+
+static int is_kernel_field(const char *name)
+{
+	return !strcmp(name, "kernel") || !strncmp(name, "slab", 4) ||
+	       !strcmp(name, "percpu");
+}
+
+static int has_id(const struct memcg_stat_reader *r, int n, uint64_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (memcg_stat_row(r, i)->cgroup_id == id)
+			return 1;
+	return 0;
+}
+
 FIXTURE(memcg) {
 	char cg[256];
 	char dir[256];
@@ -196,8 +213,9 @@ TEST_F(memcg, usage_equals_memory_current)
 	memcg_stat_reader_free(r);
 }
 
-/* A parent with no tasks of its own is the sum of its children, in one
- * subtree walk (pre-order: the parent first), and equal to memory.stat.
+/* A parent with no tasks of its own is the sum of its children plus its
+ * own kernel memory, in one subtree walk (pre-order: the parent first),
+ * and equal to memory.stat.
  */
 TEST_F(memcg, parent_is_sum_of_children)
 {
@@ -206,7 +224,7 @@ TEST_F(memcg, parent_is_sum_of_children)
 		{ .shmem_kb = 1024, .files = 200, .dir = self->dir },
 		{ .anon_kb = 512, .shmem_kb = 512, .files = 100, .dir = self->dir },
 	};
-	uint64_t sum[NR_ACC_FIELDS] = {};
+	uint64_t sum[NR_ACC_FIELDS] = {}, ids[4];
 	const struct memcg_stat_row *row;
 	struct mcg_task t[3];
 	char p[300], c[320];
@@ -221,12 +239,20 @@ TEST_F(memcg, parent_is_sum_of_children)
 	}
 	n = memcg_stat_read(self->bpf, p, MEMCG_STAT_SUBTREE);
 	ASSERT_EQ(4, n);
+	for (i = 0; i < n; i++)
+		ids[i] = memcg_stat_row(self->bpf, i)->cgroup_id;
 	for (i = 1; i < n; i++)
 		for (f = 0; f < NR_ACC_FIELDS; f++)
 			sum[f] += memcg_stat_row(self->bpf, i)->values[f];
 	row = memcg_stat_row(self->bpf, 0);
 	for (f = 0; f < NR_ACC_FIELDS; f++) {
-		EXPECT_EQ(sum[f], row->values[f]) {
+		/* mkdir charges a child memcg's own structures to its parent
+		 * (set_active_memcg(parent) in mem_cgroup_css_alloc()): the
+		 * parent's "own" kernel memory, bounded here.
+		 */
+		uint64_t own = is_kernel_field(acc_fields[f]) ? OWN_KERNEL_MAX : 0;
+
+		EXPECT_TRUE(row->values[f] >= sum[f] && row->values[f] - sum[f] <= own) {
 			TH_LOG("%s: parent %llu children %llu", acc_fields[f],
 			       (unsigned long long)row->values[f],
 			       (unsigned long long)sum[f]);
@@ -235,11 +261,11 @@ TEST_F(memcg, parent_is_sum_of_children)
 	EXPECT_GE(field(row, "anon"), 1536ULL << 10);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
 
-	/* the text backend walks the same cgroups in the same order */
+	/* the text backend walks the same cgroups, the parent first */
 	ASSERT_EQ(4, memcg_stat_read(self->text, p, MEMCG_STAT_SUBTREE));
+	EXPECT_EQ(ids[0], memcg_stat_row(self->text, 0)->cgroup_id);
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(memcg_stat_row(self->bpf, i)->cgroup_id,
-			  memcg_stat_row(self->text, i)->cgroup_id);
+		EXPECT_TRUE(has_id(self->text, 4, ids[i]));
 	for (i = 0; i < 3; i++)
 		EXPECT_EQ(0, mcg_task_stop(&t[i]));
 }
@@ -285,7 +311,9 @@ TEST_F(memcg, no_drift_after_100_children)
 	/* the dead children's anon is gone, their events stayed */
 	EXPECT_LE(field(row, "anon"), (uint64_t)MAX_VMSTAT_ERROR);
 	EXPECT_GE(field(row, "pgfault") + 64 * get_nprocs(), pgfault_children);
-	EXPECT_GE(field(row, "shmem"), 0);
+	/* their files' dentries and inodes were reparented, not lost */
+	EXPECT_GT(field(row, "slab"), 0);
+	EXPECT_LE(field(row, "shmem"), (uint64_t)MAX_VMSTAT_ERROR);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
 	memcg_stat_reader_free(u);
 }
