@@ -6,7 +6,7 @@
  * read once each per round, N rounds. Prints real/user/sys per mode and
  * the ratios the issue targets.
  *
- *   memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS]
+ *   memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,9 +33,11 @@ struct cfg {
 	long iters;		/* single cgroup: reads */
 	long rounds;		/* many cgroups: rounds */
 	int nr_cgroups;
+	int repeats;
 	const char *fields[MAX_FIELDS];
 	int nr_fields;
 	char *fields_arg;
+	const char *fields_text;
 };
 
 static double tv(struct timeval t)
@@ -185,21 +187,25 @@ static int parse_args(struct cfg *c, int argc, char **argv)
 	c->iters = 1000000;
 	c->rounds = 1000;
 	c->nr_cgroups = 1000;
+	c->repeats = 10;
 	c->fields_arg = "anon,file,kernel,shmem,slab,pgfault";
-	while ((opt = getopt(argc, argv, "n:N:c:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:N:c:f:R:")) != -1) {
 		switch (opt) {
 		case 'n': c->iters = atol(optarg); break;
 		case 'N': c->rounds = atol(optarg); break;
 		case 'c': c->nr_cgroups = atoi(optarg); break;
 		case 'f': c->fields_arg = optarg; break;
+		case 'R': c->repeats = atoi(optarg); break;
 		default: return -1;
 		}
 	}
+	c->fields_text = c->fields_arg;
 	c->fields_arg = strdup(c->fields_arg);
 	for (tok = strtok_r(c->fields_arg, ",", &save); tok && c->nr_fields < MAX_FIELDS;
 	     tok = strtok_r(NULL, ",", &save))
 		c->fields[c->nr_fields++] = tok;
-	return c->iters > 0 && c->rounds > 0 && c->nr_cgroups > 0 ? 0 : -1;
+	return c->iters > 0 && c->rounds > 0 && c->nr_cgroups > 0 &&
+	       c->repeats > 0 ? 0 : -1;
 }
 
 static void verdict(const char *scenario, struct times plain, struct times parse,
@@ -210,43 +216,78 @@ static void verdict(const char *scenario, struct times plain, struct times parse
 	       scenario, parse.real / bpf.real, 100.0 * (1 - bpf.sys / plain.sys));
 }
 
+enum mode { ONE_READ, ONE_PARSE, ONE_BPF, MANY_READ, MANY_PARSE, MANY_BPF,
+	    MANY_WALK, NR_MODES };
+
+static const char *const mode_name[NR_MODES] = {
+	"text-read", "text-parse", "bpf", "text-read", "text-parse", "bpf-each",
+	"bpf-subtree",
+};
+
+struct paths {
+	char **one_dir, **one_stat, **many_dir, **many_stat, **parent;
+};
+
+static int run_mode(const struct cfg *c, const struct paths *p, enum mode m,
+		    long n, struct times *t)
+{
+	switch (m) {
+	case ONE_READ: return text_plain(p->one_stat, 1, n, t);
+	case ONE_PARSE: return lib_read(c, MEMCG_STAT_FORCE_TEXT, p->one_dir, 1, 0, n, t);
+	case ONE_BPF: return lib_read(c, MEMCG_STAT_FORCE_BPF, p->one_dir, 1, 0, n, t);
+	case MANY_READ: return text_plain(p->many_stat, c->nr_cgroups, n, t);
+	case MANY_PARSE:
+		return lib_read(c, MEMCG_STAT_FORCE_TEXT, p->many_dir, c->nr_cgroups, 0, n, t);
+	case MANY_BPF:
+		return lib_read(c, MEMCG_STAT_FORCE_BPF, p->many_dir, c->nr_cgroups, 0, n, t);
+	default: return lib_read(c, MEMCG_STAT_FORCE_BPF, p->parent, 1, 1, n, t);
+	}
+}
+
+/* The modes run interleaved, in @c->repeats slices each, so that a slow
+ * phase of a shared host does not fall on one mode only.
+ */
 static int run(const struct cfg *c)
 {
-	char **one_dir = make_paths(BENCH_CG "/one", 1, NULL);
-	char **one_stat = make_paths(BENCH_CG "/one", 1, "memory.stat");
-	char **many_dir = make_paths(BENCH_CG "/many/c%d", c->nr_cgroups, NULL);
-	char **many_stat = make_paths(BENCH_CG "/many/c%d", c->nr_cgroups, "memory.stat");
-	char **parent = make_paths(BENCH_CG "/many", 1, NULL);
-	struct times p, q, b, s;
-	int err = 0;
+	struct paths p = {
+		make_paths(BENCH_CG "/one", 1, NULL),
+		make_paths(BENCH_CG "/one", 1, "memory.stat"),
+		make_paths(BENCH_CG "/many/c%d", c->nr_cgroups, NULL),
+		make_paths(BENCH_CG "/many/c%d", c->nr_cgroups, "memory.stat"),
+		make_paths(BENCH_CG "/many", 1, NULL),
+	};
+	struct times sum[NR_MODES] = {}, t;
+	int err = 0, rep, m;
+	long n, reads;
 
-	printf("# one cgroup, %ld reads each; fields %s\n", c->iters, c->fields_arg);
-	err |= text_plain(one_stat, 1, c->iters, &p);
-	report("one", "text-read", c->iters, p);
-	err |= lib_read(c, MEMCG_STAT_FORCE_TEXT, one_dir, 1, 0, c->iters, &q);
-	report("one", "text-parse", c->iters, q);
-	err |= lib_read(c, MEMCG_STAT_FORCE_BPF, one_dir, 1, 0, c->iters, &b);
-	report("one", "bpf", c->iters, b);
-	verdict("one", p, q, b);
-
-	printf("# %d cgroups, %ld rounds\n", c->nr_cgroups, c->rounds);
-	err |= text_plain(many_stat, c->nr_cgroups, c->rounds, &p);
-	report("many", "text-read", c->rounds * c->nr_cgroups, p);
-	err |= lib_read(c, MEMCG_STAT_FORCE_TEXT, many_dir, c->nr_cgroups, 0,
-			c->rounds, &q);
-	report("many", "text-parse", c->rounds * c->nr_cgroups, q);
-	err |= lib_read(c, MEMCG_STAT_FORCE_BPF, many_dir, c->nr_cgroups, 0,
-			c->rounds, &b);
-	report("many", "bpf-each", c->rounds * c->nr_cgroups, b);
-	err |= lib_read(c, MEMCG_STAT_FORCE_BPF, parent, 1, 1, c->rounds, &s);
-	report("many", "bpf-subtree", c->rounds * (c->nr_cgroups + 1), s);
-	verdict("many-each", p, q, b);
-	verdict("many-walk", p, q, s);
-	free_paths(one_dir);
-	free_paths(one_stat);
-	free_paths(many_dir);
-	free_paths(many_stat);
-	free_paths(parent);
+	for (rep = 0; rep < c->repeats && !err; rep++) {
+		for (m = 0; m < NR_MODES && !err; m++) {
+			n = m < MANY_READ ? c->iters : c->rounds;
+			n = n / c->repeats + (rep < n % c->repeats);
+			err = run_mode(c, &p, m, n, &t);
+			sum[m].real += t.real;
+			sum[m].user += t.user;
+			sum[m].sys += t.sys;
+		}
+	}
+	printf("# one cgroup: %ld reads per mode; %d cgroups: %ld rounds; fields %s; "
+	       "%d interleaved slices\n", c->iters, c->nr_cgroups, c->rounds,
+	       c->fields_text, c->repeats);
+	for (m = 0; m < NR_MODES && !err; m++) {
+		reads = m < MANY_READ ? c->iters :
+			c->rounds * (c->nr_cgroups + (m == MANY_WALK));
+		report(m < MANY_READ ? "one" : "many", mode_name[m], reads, sum[m]);
+	}
+	if (!err) {
+		verdict("one", sum[ONE_READ], sum[ONE_PARSE], sum[ONE_BPF]);
+		verdict("many-each", sum[MANY_READ], sum[MANY_PARSE], sum[MANY_BPF]);
+		verdict("many-walk", sum[MANY_READ], sum[MANY_PARSE], sum[MANY_WALK]);
+	}
+	free_paths(p.one_dir);
+	free_paths(p.one_stat);
+	free_paths(p.many_dir);
+	free_paths(p.many_stat);
+	free_paths(p.parent);
 	return err;
 }
 
@@ -257,7 +298,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (parse_args(&c, argc, argv)) {
-		fprintf(stderr, "usage: memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS]\n");
+		fprintf(stderr, "usage: memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]\n");
 		return 2;
 	}
 	if (setup_cgroups(c.nr_cgroups, &task)) {
