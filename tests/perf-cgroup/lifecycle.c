@@ -203,8 +203,15 @@ TEST_F(life, task_migration_splits_counts)
 
 	TH_LOG("a: node %ld cpu.stat %ld own %.0f; b: node %ld cpu.stat %ld own %.0f",
 	       va, ua, before, vb, ub, after);
-	EXPECT_TRUE(pcg_within_pct(va, before, 5));
-	EXPECT_TRUE(pcg_within_pct(vb, after, 5));
+	/*
+	 * The worker's own thread clock misses what the process spent in
+	 * the cgroup outside its measured window (after the move in, before
+	 * exit): within 2% here, up to 11% with an ASan build under load, so
+	 * 10%. cpu.stat, the exact truth, gets 5%; a mis-split (counts of
+	 * the first half landing in b) would be off by 100%.
+	 */
+	EXPECT_TRUE(pcg_within_pct(va, before, 10));
+	EXPECT_TRUE(pcg_within_pct(vb, after, 10));
 	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
 	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
 }

@@ -632,6 +632,18 @@ pid_t pcg_spawn_busy(const char *cg, uint64_t ns, int cpu,
 	return 0;
 }
 
+static int leave_to_parent(const char *cg)
+{
+	char parent[PCG_PATH_MAX - 16], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", cg);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	return pcg_cg_move(parent, getpid());
+}
+
 pid_t pcg_spawn_busy_migrating(const char *cg1, uint64_t ns1,
 			       const char *cg2, uint64_t ns2, int cpu,
 			       struct pcg_worker_stat *st)
@@ -647,7 +659,12 @@ pid_t pcg_spawn_busy_migrating(const char *cg1, uint64_t ns1,
 	if (pcg_cg_move(cg2, getpid()))
 		_exit(3);
 	pcg_burn_ns(ns2);
-	worker_finish(st);
+	if (st)
+		st->cpu_ns_end = pcg_thread_cpu_ns();
+	/* exit (mm teardown) outside cg2, so cg2 holds just the burn */
+	if (leave_to_parent(cg2))
+		_exit(3);
+	_exit(0);
 	return 0;
 }
 

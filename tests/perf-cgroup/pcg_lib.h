@@ -130,7 +130,10 @@ void pcg_burn_ns(uint64_t ns);
  */
 pid_t pcg_spawn_busy(const char *cg, uint64_t ns, int cpu,
 		     struct pcg_worker_stat *st);
-/* Like pcg_spawn_busy, but moves itself to cg2 after ns1 and burns ns2. */
+/*
+ * Like pcg_spawn_busy, but moves itself to cg2 after ns1 and burns ns2, then
+ * moves to cg2's parent to exit (so the exit is not counted in cg2).
+ */
 pid_t pcg_spawn_busy_migrating(const char *cg1, uint64_t ns1,
 			       const char *cg2, uint64_t ns2, int cpu,
 			       struct pcg_worker_stat *st);
