@@ -124,8 +124,9 @@ GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong $(BENCH_RSTAT_OUT)/readbench
 # trigger: cgroup-switches perf event vs tp_btf/sched_switch as the collector's trigger
 $(eval $(call BPF_SKEL_RULES,bench/bpf-rstat,$(BENCH_RSTAT_OUT)))
 
-$(BENCH_RSTAT_OUT)/trigger: bench/bpf-rstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h $(LIBBPF_A)
+$(BENCH_RSTAT_OUT)/trigger: bench/bpf-rstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h \
+		$(CGRSTAT_OUT)/rstat_counters.skel.h $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_RSTAT_OUT) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_RSTAT_OUT) -I$(CGRSTAT_OUT) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
@@ -57,6 +58,8 @@ struct cgrstat {
 	struct bpf_link *migrate_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
 	uint32_t max_records;
+	const struct cgrstat_record *records;	/* the records map, mmap()ed */
+	size_t records_len;
 	char root[PATH_MAX];
 	char err[512];
 };
@@ -269,6 +272,26 @@ static int open_counters(struct cgrstat *s)
 	return 0;
 }
 
+/* The BPF side lays out records[] the same way (array values are 8-byte aligned). */
+_Static_assert(sizeof(struct cgrstat_record) == 208, "record layout changed");
+
+static int map_records(struct cgrstat *s)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	s->records_len = ((size_t)s->max_records * sizeof(struct cgrstat_record) + page - 1) /
+			 page * page;
+	p = mmap(NULL, s->records_len, PROT_READ, MAP_SHARED,
+		 bpf_map__fd(s->skel->maps.records), 0);
+	if (p == MAP_FAILED) {
+		s->records_len = 0;
+		return -errno;
+	}
+	s->records = p;
+	return 0;
+}
+
 static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 {
 	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups : DEFAULT_MAX_CGROUPS;
@@ -303,6 +326,8 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	bpf_map__set_max_entries(skel->maps.records, s->max_records);
 	bpf_program__set_attach_target(skel->progs.cgrstat_flush, 0, hook);
 	err = rstat_counters__load(skel);
+	if (!err)
+		err = map_records(s);
 	if (err) {
 		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 			return S_ERR(s, err, "no permission to load BPF programs: run as root "
@@ -381,6 +406,8 @@ void cgrstat_close(struct cgrstat *s)
 			if (s->perf_fds[i] >= 0)
 				close(s->perf_fds[i]);
 	free(s->perf_fds);
+	if (s->records)
+		munmap((void *)s->records, s->records_len);
 	rstat_counters__destroy(s->skel);
 	free(s);
 }
@@ -487,22 +514,19 @@ out:
 
 static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr)
 {
-	int map_fd = bpf_map__fd(s->skel->maps.records);
-	uint32_t i, n = s->skel->bss->nr_records;
+	uint32_t n = s->skel->bss->nr_records;
 	struct cgrstat_record *out;
 
 	if (s->skel->bss->records_dropped)
 		return S_ERR(s, ENOSPC, "more than %u cgroups in the walk: raise "
 			     "cgrstat_opts.max_records", s->max_records);
-	out = calloc(n ? n : 1, sizeof(*out));
+	if (n > s->max_records)
+		return S_ERR(s, EIO, "the reader returned %u records for %u slots", n,
+			     s->max_records);
+	out = malloc((n ? n : 1) * sizeof(*out));
 	if (!out)
 		return S_ERR(s, ENOMEM, "out of memory");
-	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(map_fd, &i, &out[i])) {
-			free(out);
-			return S_ERR(s, errno, "reading record %u: %s", i, strerror(errno));
-		}
-	}
+	memcpy(out, s->records, n * sizeof(*out));
 	*recs = out;
 	*nr = n;
 	return 0;

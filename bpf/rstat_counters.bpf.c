@@ -109,9 +109,10 @@ struct {
 	__type(value, struct cgrp_total);
 } cgrp_totals SEC(".maps");
 
-/* Output of dump_records: records[0..nr_records) */
+/* Output of dump_records: records[0..nr_records), mmap()ed by user space */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct cgrstat_record);

@@ -51,7 +51,7 @@ pingpong() {
 	bperf) out=$("$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$3" \
 		-o /tmp/bperf.out -- bash -c "${cmd[*]}; $BPFTOOL prog show" 2>&1) ;;
 	esac
-	awk '/ns_per_switch/ { wall = $2 }
+	awk '/^cpu_ns_per_switch/ { wall = $2 }
 	     /collector .* runs, .* ns each/ { bpf = $(NF - 8) }
 	     /name on_cgrp_switch/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
 		if ($i == "run_cnt") c = $(i + 1) } }
@@ -82,7 +82,7 @@ IFS="|" read -r a b list <<<"$(make_path 1)"
 for mode in tp perf; do
 	val=$(for ((r = 0; r < REPS; r++)); do
 		"$B/trigger" $mode "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
-	done | awk '/ns_per_switch/ { print $2 }' | median)
+	done | awk '/^cpu_ns_per_switch/ { print $2 }' | median)
 	printf "%-28s %10s\n" "$([ $mode = tp ] && echo tp_btf/sched_switch || echo cgroup-switches perf_event)" "$val"
 done
 

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trigger {tp|perf} COMMAND...: run COMMAND with the collector work hooked
- * on tp_btf/sched_switch (tp) or on a cgroup-switches perf event per cpu,
- * sample_period 1 (perf, bperf's way); print how often it ran.
+ * trigger {tp|perf|collector} COMMAND...: run COMMAND with the collector
+ * work hooked on tp_btf/sched_switch (tp) or on a cgroup-switches perf event
+ * per cpu, sample_period 1 (perf, bperf's way); print how often it ran.
+ * "collector" runs cgrstat's real collector (rstat_counters.bpf.c,
+ * including cgroup_rstat_updated) without its fentry programs: the
+ * per-switch cost on kernels that refuse fentry (the 6.18 host).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <bpf/libbpf.h>
 
 #include "trigger.skel.h"
+#include "rstat_counters.skel.h"
 
 #define MAX_CPUS 256
 
@@ -30,17 +34,78 @@ static int perf_open(__u64 config, int cpu, __u64 period)
 	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-int main(int argc, char **argv)
+static int open_counters(int map_fd, int ncpu, int *fds, int *nfds, int stride)
 {
 	static const __u64 counted[2] = { PERF_COUNT_SW_CPU_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES };
+	int i, cpu;
+
+	for (i = 0; i < 2; i++)
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			__u32 key = i * stride + cpu;
+			int fd = perf_open(counted[i], cpu, 0);
+
+			if (fd < 0)
+				continue;
+			fds[(*nfds)++] = fd;
+			bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY);
+		}
+	return 0;
+}
+
+static int run(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int collector_only(char **argv)
+{
+	int fds[2 * MAX_CPUS], nfds = 0, ncpu = libbpf_num_possible_cpus(), ret = 1;
+	struct rstat_counters *skel = rstat_counters__open();
+	struct bpf_link *link = NULL;
+
+	if (!skel || ncpu > MAX_CPUS)
+		return 1;
+	skel->rodata->nr_cpus = ncpu;
+	skel->rodata->nr_events = 2;
+	skel->rodata->switch_events = 2;
+	bpf_map__set_max_entries(skel->maps.events, 2 * ncpu);
+	bpf_program__set_autoload(skel->progs.cgrstat_flush, false);
+	bpf_program__set_autoload(skel->progs.cgrstat_migrate, false);
+	if (rstat_counters__load(skel))
+		goto out;
+	open_counters(bpf_map__fd(skel->maps.events), ncpu, fds, &nfds, ncpu);
+	link = bpf_program__attach(skel->progs.cgrstat_switch);
+	if (!link)
+		goto out;
+	ret = run(argv);
+	printf("trigger collector calls %llu\n", (unsigned long long)skel->bss->nr_collect);
+out:
+	bpf_link__destroy(link);
+	while (nfds)
+		close(fds[--nfds]);
+	rstat_counters__destroy(skel);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
 	struct bpf_link *links[MAX_CPUS] = {};
-	int fds[3 * MAX_CPUS], nfds = 0, ncpu, cpu, i, status, ret = 1;
+	int fds[3 * MAX_CPUS], nfds = 0, ncpu, cpu, ret = 1;
 	struct trigger *skel;
 	bool perf_mode;
-	pid_t pid;
 
+	if (argc >= 3 && !strcmp(argv[1], "collector"))
+		return collector_only(argv + 2);
 	if (argc < 3 || (strcmp(argv[1], "tp") && strcmp(argv[1], "perf"))) {
-		fprintf(stderr, "usage: trigger {tp|perf} COMMAND...\n");
+		fprintf(stderr, "usage: trigger {tp|perf|collector} COMMAND...\n");
 		return 2;
 	}
 	perf_mode = !strcmp(argv[1], "perf");
@@ -56,16 +121,7 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.on_sched_switch, !perf_mode);
 	if (trigger__load(skel))
 		goto out;
-	for (i = 0; i < 2; i++)
-		for (cpu = 0; cpu < ncpu; cpu++) {
-			__u32 key = i * ncpu + cpu;
-			int fd = perf_open(counted[i], cpu, 0);
-
-			if (fd < 0)
-				continue;
-			fds[nfds++] = fd;
-			bpf_map_update_elem(bpf_map__fd(skel->maps.events), &key, &fd, BPF_ANY);
-		}
+	open_counters(bpf_map__fd(skel->maps.events), ncpu, fds, &nfds, ncpu);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (!perf_mode) {
 			links[0] = bpf_program__attach(skel->progs.on_sched_switch);
@@ -80,14 +136,8 @@ int main(int argc, char **argv)
 		if (!links[cpu])
 			goto out;
 	}
-	pid = fork();
-	if (pid == 0) {
-		execvp(argv[2], argv + 2);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
+	ret = run(argv + 2);
 	printf("trigger %s calls %llu\n", argv[1], (unsigned long long)skel->bss->calls);
-	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 out:
 	for (cpu = 0; cpu < MAX_CPUS; cpu++)
 		bpf_link__destroy(links[cpu]);

@@ -1,0 +1,67 @@
+#!/bin/bash
+# Per-switch cost on the host kernel (6.18, real CPU: far less noise than
+# TCG), as root, where fentry is refused so that cgrstat's collector runs
+# alone (its per-switch work is all of cgrstat's per-switch work; the
+# flusher only runs when somebody reads):
+#
+#   bench/bpf-rstat/host.sh        (after make bpf build/bench/bpf-rstat/trigger)
+#
+# Pipe ping-pong between cgroups a and b at depth 1 and 8, both tasks on
+# cpu 0, 2 events (cpu-clock, context-switches), modes interleaved in each
+# repetition: no counting; cgrstat's collector; upstream bperf (perf stat
+# --bpf-counters --for-each-cgroup with every cgroup on the path); and the
+# trigger comparison (same work on tp_btf/sched_switch vs cgroup-switches).
+set -eu
+cd "$(dirname "$0")/../.."
+B=build/bench/bpf-rstat
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+ROUNDS=${ROUNDS:-20000}
+REPS=${REPS:-9}
+PERF=${PERF:-build/bin/perf}
+EVENTS=cpu-clock,context-switches
+MODES=(none collector bperf tp perf-trigger)
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+make_path() { # DEPTH -> "A|B|LIST"
+	local depth=$1 dir= list= i
+	for ((i = 1; i < depth; i++)); do
+		dir=${dir:+$dir/}bpp$i
+		list=${list:+$list,}$dir
+	done
+	local a=${dir:+$dir/}bpp-a b=${dir:+$dir/}bpp-b
+	mkdir -p "$CG/$a" "$CG/$b"
+	echo "$a|$b|${list:+$list,}$a,$b"
+}
+
+one() { # MODE A B LIST
+	local cmd=("$B/pingpong" "$CG/$2" "$CG/$3" "$ROUNDS")
+	case $1 in
+	none) "${cmd[@]}" ;;
+	collector) "$B/trigger" collector "${cmd[@]}" ;;
+	tp) "$B/trigger" tp "${cmd[@]}" ;;
+	perf-trigger) "$B/trigger" perf "${cmd[@]}" ;;
+	bperf) "$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$4" \
+		-o /dev/null -- "${cmd[@]}" ;;
+	esac | awk '/^cpu_ns_per_switch/ { print $2 }'
+}
+
+echo "# host $(uname -r): $ROUNDS round trips, $REPS interleaved repetitions,"
+echo "# median cpu ns per switch (cpu time of the two ping-pong tasks / switches)"
+printf "%-6s %-13s %10s %12s\n" depth mode ns/switch "overhead ns"
+for depth in 1 8; do
+	IFS="|" read -r a b list <<<"$(make_path $depth)"
+	declare -A res=()
+	for ((r = 0; r < REPS; r++)); do
+		for m in "${MODES[@]}"; do
+			res[$m]+="$(one $m "$a" "$b" "$list") "
+		done
+	done
+	base=$(tr ' ' '\n' <<<"${res[none]}" | grep . | median)
+	for m in "${MODES[@]}"; do
+		v=$(tr ' ' '\n' <<<"${res[$m]}" | grep . | median)
+		printf "%-6s %-13s %10s %12s\n" $depth $m "$v" $((v - base))
+	done
+	unset res
+done
+find "$CG"/bpp1 "$CG"/bpp-a "$CG"/bpp-b -depth -type d -exec rmdir {} + 2>/dev/null || true
