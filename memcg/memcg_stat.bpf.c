@@ -8,6 +8,8 @@
  * from the running kernel's BTF enums), resets nr_recs, and triggers a walk
  * with read(iter_fd). The first visited cgroup is flushed, which makes
  * its whole subtree exact, as reading memory.stat does.
+ *
+ * memcg_stat_one reads a single cgroup by id through BPF_PROG_RUN.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -25,6 +27,8 @@ extern unsigned long bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
 						  enum memcg_memory_event event) __ksym;
 extern unsigned long bpf_mem_cgroup_usage(struct mem_cgroup *memcg) __ksym;
 extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym;
+extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
 
 /* Set by user space before load. */
 const volatile __u32 nr_terms;
@@ -59,25 +63,21 @@ static __u64 read_term(struct mem_cgroup *memcg, __u32 kind, __s32 idx)
 	return (__u64)-1;
 }
 
-SEC("iter.s/cgroup")
-int memcg_stat(struct bpf_iter__cgroup *ctx)
+/* Fill record @slot for @cgrp (a trusted pointer); 0 or -1 if full. */
+static __always_inline int fill_record(struct cgroup *cgrp, __u64 id,
+				       __u32 slot, int do_flush)
 {
-	struct cgroup *cgrp = ctx->cgroup;
 	struct memcg_stat_rec *rec;
 	struct mem_cgroup *memcg;
-	__u32 slot = nr_recs;
 	__u32 i;
-
-	if (!cgrp)
-		return 0;
 
 	rec = bpf_map_lookup_elem(&recs, &slot);
 	if (!rec) {
 		overflow = 1;
-		return 1;	/* stop the walk: the map is full */
+		return -1;
 	}
 	nr_recs = slot + 1;
-	rec->cgroup_id = cgrp->kn->id;
+	rec->cgroup_id = id;
 	rec->nr_terms = nr_terms;
 	rec->flags = 0;
 
@@ -86,7 +86,7 @@ int memcg_stat(struct bpf_iter__cgroup *ctx)
 		rec->flags = MEMCG_REC_NO_MEMCG;
 		return 0;
 	}
-	if (flush && slot == 0)
+	if (do_flush)
 		bpf_mem_cgroup_flush_stats(memcg);
 
 	for (i = 0; i < MEMCG_STAT_MAX_TERMS && i < nr_terms; i++)
@@ -94,4 +94,35 @@ int memcg_stat(struct bpf_iter__cgroup *ctx)
 
 	bpf_put_mem_cgroup(memcg);
 	return 0;
+}
+
+/* Walks: one record per visited cgroup; the first one (the top of a
+ * pre-order walk) is flushed, which flushes its whole subtree.
+ */
+SEC("iter.s/cgroup")
+int memcg_stat(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+	__u32 slot = nr_recs;
+
+	if (!cgrp)
+		return 0;
+	return fill_record(cgrp, cgrp->kn->id, slot, flush && slot == 0) ? 1 : 0;
+}
+
+/* One cgroup by id, run with BPF_PROG_RUN: no iterator fd to create and
+ * release per read. Writes record 0.
+ */
+SEC("syscall")
+int memcg_stat_one(struct memcg_stat_run_args *args)
+{
+	struct cgroup *cgrp = bpf_cgroup_from_id(args->cgroup_id);
+	int ret;
+
+	nr_recs = 0;
+	if (!cgrp)
+		return -2;	/* -ENOENT */
+	ret = fill_record(cgrp, args->cgroup_id, 0, flush);
+	bpf_cgroup_release(cgrp);
+	return ret;
 }

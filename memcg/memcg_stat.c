@@ -111,7 +111,8 @@ struct memcg_stat_target {
 	enum memcg_stat_scope scope;
 	int dirfd;				/* the cgroup directory */
 	int fds[NR_SOURCES];			/* text, MEMCG_STAT_SELF */
-	struct bpf_link *link;			/* bpf */
+	struct bpf_link *link;			/* bpf, iterator */
+	__u64 cgroup_id;			/* bpf, BPF_PROG_RUN */
 };
 
 struct memcg_stat_reader {
@@ -308,11 +309,30 @@ static void bpf_fill_row(struct memcg_stat_reader *r, int i)
 	}
 }
 
+/* One cgroup: run memcg_stat_one, no iterator fd to set up. */
+static int bpf_run_one(struct memcg_stat_reader *r, struct memcg_stat_target *tg)
+{
+	struct memcg_stat_run_args args = { .cgroup_id = tg->cgroup_id };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &args,
+		    .ctx_size_in = sizeof(args));
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(r->skel->progs.memcg_stat_one),
+				   &opts))
+		return -errno;
+	if ((int)opts.retval < 0)
+		return (int)opts.retval;
+	r->nr_rows = 1;
+	bpf_fill_row(r, 0);
+	return 1;
+}
+
 static int bpf_read(struct memcg_stat_reader *r, struct memcg_stat_target *tg)
 {
 	char buf[8];
 	int fd, i, n;
 
+	if (!tg->link)
+		return bpf_run_one(r, tg);
 	r->skel->bss->nr_recs = 0;
 	r->skel->bss->overflow = 0;
 	fd = bpf_iter_create(bpf_link__fd(tg->link));
@@ -572,6 +592,22 @@ int memcg_stat_reader_new(const char *const *fields, int nr_fields,
 	return 0;
 }
 
+/* A single cgroup is read by id (BPF_PROG_RUN), a subtree by a walk. */
+static int bpf_target_open(struct memcg_stat_reader *r,
+			   struct memcg_stat_target *tg)
+{
+	struct stat st;
+
+	if (tg->scope == MEMCG_STAT_SELF && !(r->flags & MEMCG_STAT_ITER_ALWAYS)) {
+		if (fstat(tg->dirfd, &st))
+			return -errno;
+		tg->cgroup_id = st.st_ino;	/* kernfs id == cgroup id */
+		return 0;
+	}
+	tg->link = bpf_attach(r, tg->dirfd, tg->scope);
+	return tg->link ? 0 : -errno;
+}
+
 struct memcg_stat_target *memcg_stat_target_open(struct memcg_stat_reader *r,
 						 const char *cgroup_path,
 						 enum memcg_stat_scope scope)
@@ -588,11 +624,9 @@ struct memcg_stat_target *memcg_stat_target_open(struct memcg_stat_reader *r,
 	if (tg->dirfd < 0)
 		err = -errno;
 	else if (r->backend == MEMCG_STAT_BACKEND_BPF)
-		tg->link = bpf_attach(r, tg->dirfd, scope);
+		err = bpf_target_open(r, tg);
 	else if (scope == MEMCG_STAT_SELF)
 		err = text_open_sources(r, tg->dirfd, tg->fds);
-	if (!err && r->backend == MEMCG_STAT_BACKEND_BPF && !tg->link)
-		err = -errno;
 	if (err) {
 		memcg_stat_target_close(tg);
 		errno = -err;

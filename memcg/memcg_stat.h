@@ -6,7 +6,9 @@
  * Two backends give the same values:
  *   bpf   a sleepable cgroup_iter program calls the bpf_mem_cgroup_* kfuncs
  *         and writes binary records into a shared map: the kernel formats
- *         no text and the reader parses none.
+ *         no text and the reader parses none. A single cgroup is read by a
+ *         syscall program run with BPF_PROG_RUN instead (one syscall, no
+ *         iterator fd), unless MEMCG_STAT_ITER_ALWAYS.
  *   text  reads and parses memory.stat (memory.current, memory.events) of
  *         every cgroup; used on kernels without the kfuncs.
  *
@@ -34,6 +36,7 @@ enum memcg_stat_scope {
 #define MEMCG_STAT_FORCE_TEXT	0x1	/* do not try the bpf backend */
 #define MEMCG_STAT_FORCE_BPF	0x2	/* fail instead of falling back */
 #define MEMCG_STAT_NO_FLUSH	0x4	/* bpf: do not flush before reading */
+#define MEMCG_STAT_ITER_ALWAYS	0x8	/* bpf: read one cgroup by a walk too */
 
 struct memcg_stat_opts {
 	unsigned int flags;

@@ -28,4 +28,9 @@ struct memcg_stat_rec {
 	__u64 val[MEMCG_STAT_MAX_TERMS];
 };
 
+/* Context of the memcg_stat_one syscall program. */
+struct memcg_stat_run_args {
+	__u64 cgroup_id;
+};
+
 #endif

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memcg_stat_bench: the seed 003 experiment. Reading memory.stat as text
- * (lseek + read; and with parsing) against the BPF reader (cgroup_iter +
- * bpf_mem_cgroup_* kfuncs), for one cgroup read N times and for C cgroups
- * read once each per round, N rounds. Prints real/user/sys per mode and
- * the ratios the issue targets.
+ * (lseek + read; and with parsing) against the BPF reader (bpf_mem_cgroup_*
+ * kfuncs), for one cgroup read N times and for C cgroups read once each per
+ * round, N rounds. The BPF reader reads one cgroup with BPF_PROG_RUN of a
+ * syscall program (bpf-run) or through a cgroup_iter fd (bpf-iter), and C
+ * cgroups in one cgroup_iter walk of their parent (bpf-walk). Prints
+ * real/user/sys per mode and the ratios the issue targets.
  *
  *   memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]
  */
@@ -71,7 +73,7 @@ static struct times since(const struct times *a)
 static void report(const char *scenario, const char *mode, long reads,
 		   struct times t)
 {
-	printf("%-10s %-12s reads=%-8ld real=%8.3fs user=%7.3fs sys=%8.3fs  %8.2f us/read\n",
+	printf("%-5s %-13s reads=%-8ld real=%8.3fs user=%7.3fs sys=%8.3fs  %8.2f us/read\n",
 	       scenario, mode, reads, t.real, t.user, t.sys,
 	       t.real * 1e6 / reads);
 	fflush(stdout);
@@ -211,17 +213,17 @@ static int parse_args(struct cfg *c, int argc, char **argv)
 static void verdict(const char *scenario, struct times plain, struct times parse,
 		    struct times bpf)
 {
-	printf("%-10s bpf vs text+parse: %.1fx less total time (target >= 5x); "
+	printf("%-12s bpf vs text+parse: %.1fx less total time (target >= 5x); "
 	       "bpf vs plain read: %.0f%% less kernel time (target >= 70%%)\n",
 	       scenario, parse.real / bpf.real, 100.0 * (1 - bpf.sys / plain.sys));
 }
 
-enum mode { ONE_READ, ONE_PARSE, ONE_BPF, MANY_READ, MANY_PARSE, MANY_BPF,
-	    MANY_WALK, NR_MODES };
+enum mode { ONE_READ, ONE_PARSE, ONE_BPF, ONE_ITER, MANY_READ, MANY_PARSE,
+	    MANY_BPF, MANY_WALK, NR_MODES };
 
 static const char *const mode_name[NR_MODES] = {
-	"text-read", "text-parse", "bpf", "text-read", "text-parse", "bpf-each",
-	"bpf-subtree",
+	"text-read", "text-parse", "bpf-run", "bpf-iter", "text-read",
+	"text-parse", "bpf-run-each", "bpf-walk",
 };
 
 struct paths {
@@ -235,6 +237,9 @@ static int run_mode(const struct cfg *c, const struct paths *p, enum mode m,
 	case ONE_READ: return text_plain(p->one_stat, 1, n, t);
 	case ONE_PARSE: return lib_read(c, MEMCG_STAT_FORCE_TEXT, p->one_dir, 1, 0, n, t);
 	case ONE_BPF: return lib_read(c, MEMCG_STAT_FORCE_BPF, p->one_dir, 1, 0, n, t);
+	case ONE_ITER:
+		return lib_read(c, MEMCG_STAT_FORCE_BPF | MEMCG_STAT_ITER_ALWAYS,
+				p->one_dir, 1, 0, n, t);
 	case MANY_READ: return text_plain(p->many_stat, c->nr_cgroups, n, t);
 	case MANY_PARSE:
 		return lib_read(c, MEMCG_STAT_FORCE_TEXT, p->many_dir, c->nr_cgroups, 0, n, t);
@@ -279,8 +284,9 @@ static int run(const struct cfg *c)
 		report(m < MANY_READ ? "one" : "many", mode_name[m], reads, sum[m]);
 	}
 	if (!err) {
-		verdict("one", sum[ONE_READ], sum[ONE_PARSE], sum[ONE_BPF]);
-		verdict("many-each", sum[MANY_READ], sum[MANY_PARSE], sum[MANY_BPF]);
+		verdict("one-run", sum[ONE_READ], sum[ONE_PARSE], sum[ONE_BPF]);
+		verdict("one-iter", sum[ONE_READ], sum[ONE_PARSE], sum[ONE_ITER]);
+		verdict("many-run", sum[MANY_READ], sum[MANY_PARSE], sum[MANY_BPF]);
 		verdict("many-walk", sum[MANY_READ], sum[MANY_PARSE], sum[MANY_WALK]);
 	}
 	free_paths(p.one_dir);

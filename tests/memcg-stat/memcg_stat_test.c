@@ -158,11 +158,12 @@ FIXTURE_TEARDOWN(memcg)
 /* anon, file, shmem, kernel, slab, pgfault of an idle cgroup: bpf ==
  * memory.stat, and the workload is visible in them.
  */
-TEST_F(memcg, bpf_equals_memory_stat)
+TEST_F_TIMEOUT(memcg, bpf_equals_memory_stat, 120)
 {
 	struct mcg_work w = { .anon_kb = 4096, .shmem_kb = 2048, .files = 500,
 			      .dir = self->dir };
 	const struct memcg_stat_row *row;
+	struct memcg_stat_reader *iter;
 	struct mcg_task t;
 	char cg[300];
 
@@ -170,7 +171,13 @@ TEST_F(memcg, bpf_equals_memory_stat)
 	ASSERT_EQ(0, mcg_create(cg, 0));
 	ASSERT_EQ(0, mcg_task_start(&t, cg, &w));
 
+	/* by id (BPF_PROG_RUN), and through a cgroup_iter fd */
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, cg));
+	iter = new_reader(acc_fields, NR_ACC_FIELDS,
+			  MEMCG_STAT_FORCE_BPF | MEMCG_STAT_ITER_ALWAYS);
+	ASSERT_NE(NULL, iter);
+	EXPECT_EQ(0, compare_with_memory_stat(_metadata, iter, cg));
+	memcg_stat_reader_free(iter);
 	ASSERT_EQ(1, memcg_stat_read(self->bpf, cg, MEMCG_STAT_SELF));
 	row = memcg_stat_row(self->bpf, 0);
 	EXPECT_TRUE(row->has_memcg);
@@ -217,7 +224,7 @@ TEST_F(memcg, usage_equals_memory_current)
  * own kernel memory, in one subtree walk (pre-order: the parent first),
  * and equal to memory.stat.
  */
-TEST_F(memcg, parent_is_sum_of_children)
+TEST_F_TIMEOUT(memcg, parent_is_sum_of_children, 120)
 {
 	struct mcg_work w[3] = {
 		{ .anon_kb = 1024, .dir = self->dir },
@@ -273,7 +280,7 @@ TEST_F(memcg, parent_is_sum_of_children)
 /* test_kmem_memcg_deletion: 100 children charged and deleted; the parent's
  * usage stays the sum of its stats and bpf still equals memory.stat.
  */
-TEST_F(memcg, no_drift_after_100_children)
+TEST_F_TIMEOUT(memcg, no_drift_after_100_children, 600)
 {
 	struct mcg_work w = { .anon_kb = 256, .shmem_kb = 64, .files = 20,
 			      .dir = self->dir };
