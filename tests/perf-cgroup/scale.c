@@ -134,7 +134,7 @@ static int check_vector(struct __test_metadata *_metadata, int fd,
 	return ret;
 }
 
-TEST_F_TIMEOUT(scale, ten_thousand_cgroups_one_vector_read, 600)
+TEST_F_TIMEOUT(scale, many_cgroups_one_vector_read, 600)
 {
 	struct scale *s = &self->s;
 	char busy[PCG_PATH_MAX];
