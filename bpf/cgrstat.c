@@ -619,6 +619,29 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 	}
 }
 
+/* cpu_readings is per-cpu: sum the cpus' "charged" counters */
+static uint64_t charged_switches(const struct cgrstat *s)
+{
+	size_t one = bpf_map__value_size(s->skel->maps.cpu_readings);
+	uint64_t sum = 0;
+	__u32 key = 0;
+	char *buf;
+	int cpu;
+
+	buf = calloc(s->nr_cpus, one);
+	if (!buf)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cpu_readings), &key, buf))
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			uint64_t v;
+
+			memcpy(&v, buf + cpu * one + one - sizeof(v), sizeof(v));
+			sum += v;
+		}
+	free(buf);
+	return sum;
+}
+
 static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint64_t *ns)
 {
 	struct bpf_prog_info info = {};
@@ -633,7 +656,7 @@ static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint6
 
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
-	st->switches = s->skel->bss->nr_collect;
+	st->switches = charged_switches(s);
 	st->read_errors = s->skel->bss->nr_collect_errors;
 	st->slots_full = s->skel->bss->nr_slot_full;
 	st->flush_calls = s->skel->bss->nr_flush_calls;

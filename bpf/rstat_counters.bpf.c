@@ -62,6 +62,7 @@ struct cgrp_total {
 
 struct cpu_reading {
 	struct cgrstat_value last[CGRSTAT_MAX_EVENTS];
+	__u64 charged;		/* switches charged on this cpu (statistics) */
 };
 
 /* Set by the loader before load. */
@@ -130,7 +131,6 @@ struct {
 __u32 nr_records;
 __u32 records_dropped;
 /* statistics for tests and diagnostics */
-__u64 nr_collect;
 __u64 nr_collect_errors;
 __u64 nr_slot_full;
 __u64 nr_flush_calls;
@@ -143,9 +143,10 @@ extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
 extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
 extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
 
+/* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
 {
-	return BPF_CORE_READ(cgrp, kn, id);
+	return cgrp->kn->id;
 }
 
 /* Direct access (not BPF_CORE_READ) keeps a BTF pointer the kfuncs accept. */
@@ -231,6 +232,7 @@ static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_swit
 		prev->last[i].enabled = now.enabled;
 		prev->last[i].running = now.running;
 	}
+	prev->charged++;
 	mark_updated(cgrp, cpu);
 }
 
@@ -242,7 +244,6 @@ int BPF_PROG(cgrstat_switch, bool preempt, struct task_struct *prev, struct task
 	if (out == task_dfl_cgroup(next))
 		return 0;
 	collect(out, bpf_get_smp_processor_id(), true);
-	__sync_fetch_and_add(&nr_collect, 1);
 	return 0;
 }
 

@@ -7,7 +7,9 @@
 #    cpu 0, every switch is a cgroup switch) at depth 1 and depth 8,
 #    counting cpu-clock + context-switches: no counting, cgrstat, and
 #    upstream bperf (perf stat --bpf-counters --for-each-cgroup, given
-#    every cgroup on the path so that it counts each level).
+#    every cgroup on the path so that it counts each level); modes are
+#    interleaved in each repetition; the number is the cpu time of the two
+#    tasks per switch (wall time also counts other processes on the cpu).
 #    Then the collector's trigger alone: the same BPF work hooked on
 #    tp_btf/sched_switch vs on a cgroup-switches perf event (trigger.c).
 # 2. Reading 1,000 cgroups: one cgrstat iterator read (readbench) vs
@@ -39,41 +41,36 @@ make_path() {
 	echo "$a|$b|${list:+$list,}$a,$b"
 }
 
-BPFTOOL=build/tools/bpftool/bpftool
-echo 1 > /proc/sys/kernel/bpf_stats_enabled
-
-# pingpong A B LIST MODE: prints "WALL_NS_PER_SWITCH BPF_NS_PER_RUN"
-pingpong() {
-	local cmd=("$B/pingpong" "$CG/$1" "$CG/$2" "$ROUNDS") out
-	case $4 in
-	none) out=$("${cmd[@]}") ;;
-	cgrstat) out=$(CGRSTAT_DEBUG=1 cgrstat -e $EVENTS -r "$1" -- "${cmd[@]}" 2>&1) ;;
-	bperf) out=$("$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$3" \
-		-o /tmp/bperf.out -- bash -c "${cmd[*]}; $BPFTOOL prog show" 2>&1) ;;
-	esac
-	awk '/^cpu_ns_per_switch/ { wall = $2 }
-	     /collector .* runs, .* ns each/ { bpf = $(NF - 8) }
-	     /name on_cgrp_switch/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
-		if ($i == "run_cnt") c = $(i + 1) } }
-	     END { if (c) bpf = int(t / c); print wall, (bpf == "" ? "-" : bpf) }' <<<"$out"
+# one MODE A B LIST: cpu ns per switch of the two ping-pong tasks
+one() {
+	local cmd=("$B/pingpong" "$CG/$2" "$CG/$3" "$ROUNDS")
+	case $1 in
+	none) "${cmd[@]}" ;;
+	cgrstat) cgrstat -e $EVENTS -r "$2" -- "${cmd[@]}" 2>/dev/null ;;
+	bperf) "$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$4" \
+		-o /dev/null -- "${cmd[@]}" ;;
+	esac | awk '/^cpu_ns_per_switch/ { print $2 }'
 }
 
-echo "# ping-pong: $ROUNDS round trips x $REPS runs, medians; BPF ns = the collector program's"
-echo "# own run time per invocation (kernel.bpf_stats_enabled)"
-printf "%-6s %-8s %10s %12s %12s\n" depth mode ns/switch "overhead ns" "BPF ns/run"
+MODES=(none cgrstat)
+[ -x "$PERF" ] && MODES+=(bperf) || echo "# $PERF missing (make perf): no bperf numbers"
+echo "# ping-pong: $ROUNDS round trips, $REPS interleaved repetitions,"
+echo "# median cpu ns per switch (cpu time of the two ping-pong tasks / switches)"
+printf "%-6s %-8s %10s %12s\n" depth mode ns/switch "overhead ns"
 for depth in 1 8; do
 	IFS="|" read -r a b list <<<"$(make_path $depth)"
-	base=
-	for mode in none cgrstat bperf; do
-		if [ "$mode" = bperf ] && [ ! -x "$PERF" ]; then
-			echo "$depth bperf: $PERF missing (make perf)"; continue
-		fi
-		res=$(for ((r = 0; r < REPS; r++)); do pingpong "$a" "$b" "$list" $mode; done)
-		wall=$(awk '{ print $1 }' <<<"$res" | median)
-		bpf=$(awk '{ print $2 }' <<<"$res" | median)
-		[ "$mode" = none ] && base=$wall
-		printf "%-6s %-8s %10s %12s %12s\n" $depth $mode "$wall" $((wall - base)) "$bpf"
+	declare -A res=()
+	for ((r = 0; r < REPS; r++)); do
+		for m in "${MODES[@]}"; do
+			res[$m]+="$(one $m "$a" "$b" "$list") "
+		done
 	done
+	base=$(tr ' ' '\n' <<<"${res[none]}" | grep . | median)
+	for m in "${MODES[@]}"; do
+		v=$(tr ' ' '\n' <<<"${res[$m]}" | grep . | median)
+		printf "%-6s %-8s %10s %12s\n" $depth $m "$v" $((v - base))
+	done
+	unset res
 done
 
 echo

@@ -52,6 +52,17 @@ static int open_counters(int map_fd, int ncpu, int *fds, int *nfds, int stride)
 	return 0;
 }
 
+/* with kernel.bpf_stats_enabled=1: the program's own run time per call */
+static void print_prog_time(const char *what, struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (!bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len) && info.run_cnt)
+		printf("prog_ns_per_call %s %llu\n", what,
+		       (unsigned long long)(info.run_time_ns / info.run_cnt));
+}
+
 static int run(char **argv)
 {
 	int status;
@@ -86,7 +97,7 @@ static int collector_only(char **argv)
 	if (!link)
 		goto out;
 	ret = run(argv);
-	printf("trigger collector calls %llu\n", (unsigned long long)skel->bss->nr_collect);
+	print_prog_time("collector", skel->progs.cgrstat_switch);
 out:
 	bpf_link__destroy(link);
 	while (nfds)
@@ -138,6 +149,7 @@ int main(int argc, char **argv)
 	}
 	ret = run(argv + 2);
 	printf("trigger %s calls %llu\n", argv[1], (unsigned long long)skel->bss->calls);
+	print_prog_time(argv[1], perf_mode ? skel->progs.on_cgroup_switch : skel->progs.on_sched_switch);
 out:
 	for (cpu = 0; cpu < MAX_CPUS; cpu++)
 		bpf_link__destroy(links[cpu]);
