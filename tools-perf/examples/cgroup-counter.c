@@ -232,6 +232,8 @@ static int read_cgroups(int fd, struct cgroup_count *cg, int nr)
 			return -1;
 		}
 		buf = tmp;
+		/* the kernel fills it; zeroed so that valgrind sees it defined */
+		memset(buf, 0, size);
 		buf[0] = size;
 		buf[1] = 0;
 		if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf) >= 0)
