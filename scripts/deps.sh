@@ -7,6 +7,8 @@ PACKAGES=(
 	# kernel source and kernel build
 	linux-source-6.12 build-essential bc bison flex libelf-dev libssl-dev
 	dwarves ccache cpio xz-utils kmod rsync python3
+	# scripts/checkpatch.pl (spdxcheck.py)
+	python3-ply python3-git
 	# BPF programs: clang/llvm for -target bpf, libbpf's build deps
 	clang llvm libbpf-dev zlib1g-dev
 	# the test guest

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Every patch in kernel-patches/series passes the kernel's
+# scripts/checkpatch.pl --strict with no error, warning or check. Prints TAP.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+KSRC=build/linux
+mapfile -t patches < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' kernel-patches/series)
+echo "TAP version 13"
+echo "1..${#patches[@]}"
+failed=0
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	# checkpatch must run from the top of a kernel tree
+	report=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --no-signoff -q "$ROOT/kernel-patches/$p" 2>&1)
+	if [ -z "$report" ]; then
+		echo "ok $n checkpatch --strict $p"
+	else
+		echo "$report" | sed 's/^/# /'
+		echo "not ok $n checkpatch --strict $p"
+		failed=1
+	fi
+done
+exit $failed
