@@ -13,7 +13,7 @@ n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	# checkpatch must run from the top of a kernel tree
-	report=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --no-signoff -q "$ROOT/kernel-patches/$p" 2>&1)
+	report=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q "$ROOT/kernel-patches/$p" 2>&1)
 	if [ -z "$report" ]; then
 		echo "ok $n checkpatch --strict $p"
 	else
