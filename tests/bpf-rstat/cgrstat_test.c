@@ -260,6 +260,64 @@ static void worker_stop(struct worker *w)
 	w->pid = 0;
 }
 
+/* Running once on every cpu: a cpu that runs us has switched out, for good,
+ * any task that had already exited there. */
+static void settle_exited_tasks(void)
+{
+	cpu_set_t saved, one;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(saved), &saved))
+		return;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &saved))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one))
+			sched_yield();
+	}
+	sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+/* Sum of a task's voluntary and involuntary switches, from /proc. */
+static long long task_switches(pid_t pid)
+{
+	char p[64], line[256];
+	long long v, sum = 0;
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/%d/status", pid);
+	f = fopen(p, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
+			sum += v;
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Kill the worker and return its switches out over its whole life, exit
+ * included: the zombie is left unreaped (WNOWAIT) until every cpu has
+ * switched it out for the last time, then its final counts are read.
+ */
+static long long worker_stop_counted(struct worker *w)
+{
+	siginfo_t info;
+	long long total;
+
+	kill(w->pid, SIGKILL);
+	if (waitid(P_PID, w->pid, &info, WEXITED | WNOWAIT))
+		return -1;
+	settle_exited_tasks();
+	total = task_switches(w->pid);
+	worker_stop(w);
+	return total;
+}
+
 /* ---- classic per-cgroup perf events (the reference) ---- */
 
 struct classic {
@@ -511,8 +569,8 @@ TEST_F(cg, cgroup_created_after_start)
 
 /*
  * A removed cgroup's counts, never read (still pending in its per-cpu
- * slots), reach its parent.  The worker's exit adds its last wake-up and
- * switch out (and maybe a preemption).
+ * slots), reach its parent, exactly: the truth is the dead worker's own
+ * final switch count, its exit included.
  */
 TEST_F(cg, removed_cgroup_counts_kept_by_parent)
 {
@@ -526,14 +584,13 @@ TEST_F(cg, removed_cgroup_counts_kept_by_parent)
 	EXPECT_EQ(0U, before);
 	ASSERT_EQ(0, worker_start(&self->w[0], "p/gone"));
 	ASSERT_EQ(0, worker_ping(&self->w[0], 30));
-	truth = worker_quiesce(&self->w[0]);
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	truth = worker_stop_counted(&self->w[0]);
 	ASSERT_LT(0, truth);
-	worker_stop(&self->w[0]);
 	ASSERT_EQ(0, cg_remove("p/gone"));
 	usleep(100000);	/* let the release work run: both orders must work */
 	after = read_counter(_metadata, self->s, "p", EV_CS);
-	EXPECT_LE(truth, (long long)after);
-	EXPECT_GE(truth + 3, (long long)after);
+	EXPECT_EQ(truth, (long long)after);
 
 	/* once released, the reader forgets the dead cgroup; the parent keeps
 	 * its counts (release is asynchronous: wait for it, 5 s at most) */
