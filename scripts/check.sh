@@ -25,6 +25,11 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
+# Two checks writing one result directory would mix their results: the
+# second waits for the first.
+mkdir -p "$(dirname "$OUT")"
+exec 8>"$OUT.lock"
+flock -n 8 || { echo "check: waiting for another check writing $OUT"; flock 8; }
 rm -rf "$OUT"; mkdir -p "$OUT"
 FAILURES=()
 
