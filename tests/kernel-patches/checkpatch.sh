@@ -1,6 +1,9 @@
 #!/bin/bash
 # Every patch in kernel-patches/series passes the kernel's
-# scripts/checkpatch.pl --strict with no error, warning or check. Prints TAP.
+# scripts/checkpatch.pl --strict with no error, warning or check, and has no
+# line ending in white space anywhere in the file (blank diff context is
+# written as an empty line, no format-patch "-- " signature), so the patch
+# files pass as plain files too. Prints TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -14,6 +17,7 @@ for p in "${patches[@]}"; do
 	n=$((n + 1))
 	# checkpatch must run from the top of a kernel tree
 	report=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q "$ROOT/kernel-patches/$p" 2>&1)
+	report+=$(grep -n '[[:space:]]$' "kernel-patches/$p" | sed 's/^/trailing white space at line /')
 	if [ -z "$report" ]; then
 		echo "ok $n checkpatch --strict $p"
 	else
