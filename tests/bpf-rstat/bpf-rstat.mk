@@ -1,10 +1,10 @@
 # tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (bpf/).
 BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
 
-$(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c bpf/cgrstat.h \
+$(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c bpf/cgrstat.h tests/lib/exited_tasks.h \
 		$(CGRSTAT_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
+	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/cgrstat_test
 

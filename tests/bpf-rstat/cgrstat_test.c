@@ -31,6 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "exited_tasks.h"
 #include "kselftest_harness.h"
 #include "cgrstat.h"
 
@@ -215,71 +216,6 @@ static int worker_move(struct worker *w, const char *rel)
 	return worker_cmd(w, 'g', buf, sizeof(len) + len);
 }
 
-/* Switches out of the task so far (the kernel's own count), once it is
- * blocked and its count is stable. */
-static long long worker_quiesce(struct worker *w)
-{
-	long long last = -1;
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		char p[64], line[256], state = '?';
-		long long v, sum = 0;
-		FILE *f;
-
-		snprintf(p, sizeof(p), "/proc/%d/stat", w->pid);
-		f = fopen(p, "r");
-		if (!f || fscanf(f, "%*d %*s %c", &state) != 1)
-			return -1;
-		fclose(f);
-		snprintf(p, sizeof(p), "/proc/%d/status", w->pid);
-		f = fopen(p, "r");
-		if (!f)
-			return -1;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "voluntary_ctxt_switches: %lld", &v) == 1 ||
-			    sscanf(line, "nonvoluntary_ctxt_switches: %lld", &v) == 1)
-				sum += v;
-		fclose(f);
-		if (state == 'S' && sum == last)
-			return sum;
-		last = sum;
-		usleep(10000);
-	}
-	return -1;
-}
-
-static void worker_stop(struct worker *w)
-{
-	if (w->pid <= 0)
-		return;
-	kill(w->pid, SIGKILL);
-	waitpid(w->pid, NULL, 0);
-	close(w->cmd_fd);
-	close(w->reply_fd);
-	w->pid = 0;
-}
-
-/* Running once on every cpu: a cpu that runs us has switched out, for good,
- * any task that had already exited there. */
-static void settle_exited_tasks(void)
-{
-	cpu_set_t saved, one;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(saved), &saved))
-		return;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &saved))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (!sched_setaffinity(0, sizeof(one), &one))
-			sched_yield();
-	}
-	sched_setaffinity(0, sizeof(saved), &saved);
-}
-
 /* Sum of a task's voluntary and involuntary switches, from /proc. */
 static long long task_switches(pid_t pid)
 {
@@ -297,6 +233,49 @@ static long long task_switches(pid_t pid)
 			sum += v;
 	fclose(f);
 	return sum;
+}
+
+/* Switches out of the task so far (the kernel's own count), once it is
+ * blocked and its count is stable. */
+static long long worker_quiesce(struct worker *w)
+{
+	long long last = -1;
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		char p[64], state = '?';
+		long long sum;
+		FILE *f;
+
+		snprintf(p, sizeof(p), "/proc/%d/stat", w->pid);
+		f = fopen(p, "r");
+		if (!f)
+			return -1;
+		if (fscanf(f, "%*d %*s %c", &state) != 1)
+			state = '?';
+		fclose(f);
+		sum = task_switches(w->pid);
+		if (state == '?')
+			return -1;
+		if (sum < 0)
+			return -1;
+		if (state == 'S' && sum == last)
+			return sum;
+		last = sum;
+		usleep(10000);
+	}
+	return -1;
+}
+
+static void worker_stop(struct worker *w)
+{
+	if (w->pid <= 0)
+		return;
+	kill(w->pid, SIGKILL);
+	waitpid(w->pid, NULL, 0);
+	close(w->cmd_fd);
+	close(w->reply_fd);
+	w->pid = 0;
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exited_tasks.h"
 #include "pcg_lib.h"
 
 /* ---- small file helpers ---- */
@@ -720,30 +721,6 @@ int pcg_spawn_pingpong(const char *cga, const char *cgb, int iterations,
 	close(ba[0]);
 	close(ba[1]);
 	return 0;
-}
-
-/*
- * waitpid() returns at the child's exit_notify(), before its last context
- * switch: the tail of its exit still runs, and is counted, in its cgroup.
- * Running once on every cpu waits that out: a cpu that runs us has switched
- * the dead child out for good.
- */
-static void settle_exited_tasks(void)
-{
-	cpu_set_t saved, one;
-	int cpu;
-
-	if (sched_getaffinity(0, sizeof(saved), &saved))
-		return;
-	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &saved))
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (!sched_setaffinity(0, sizeof(one), &one))
-			sched_yield();
-	}
-	sched_setaffinity(0, sizeof(saved), &saved);
 }
 
 int pcg_wait(pid_t pid)

@@ -11,12 +11,12 @@
 PCG_DIR   := tests/perf-cgroup
 PCG_NAMES := classic attach lifecycle errors stress scale
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
-PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h
+PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
 # The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
 # -Wno-sign-compare (as -Wno-unused-parameter) is for its macros, and so is
 # -Wno-clobbered (its setjmp in __TEST_F_IMPL).
-PCG_CFLAGS := $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare \
+PCG_CFLAGS := $(CFLAGS_USER) -Itests/lib -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-clobbered \
 	-isystem $(KHDR) \
 	-I$(KSELFTEST_INC) -I$(PCG_DIR)
