@@ -22,7 +22,6 @@ if [ $HOST = 1 ]; then
 else
 	LISTDIR=${VM_TESTS_DIR:-tests/vm-tests.d}
 fi
-SPLAT='(BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|possible circular locking|possible recursive locking|inconsistent lock state|detected stalls|Call Trace:)'
 
 selected() {
 	local name=$1 p
@@ -64,7 +63,7 @@ for line in "${TESTS[@]}"; do
 	timeout -k 10 "$limit" bash -c "$cmd" </dev/null 2>&1 | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	secs=$(( $(date +%s) - start ))
-	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E "$SPLAT" | head -3)
+	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E -f scripts/kernel-splats.ere | head -3)
 	if [ -n "$splat" ]; then
 		echo "$splat" | sed 's/^/  # kernel: /'
 		echo "not ok $n $name # kernel log shows a splat while it ran (${secs}s)"

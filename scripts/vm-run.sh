@@ -119,8 +119,9 @@ HUNG=0
 [ $QUIET = 1 ] && [ -f "$RUNDIR/out" ] && cat "$RUNDIR/out"
 
 # The kernel log: what the console caught, and dmesg if the guest got that far.
-SPLAT='(BUG:|WARNING:|Oops|Kernel panic|general protection fault|KASAN:|UBSAN:|kmemleak: [0-9]+ new suspected|possible circular locking|possible recursive locking|inconsistent lock state|detected stalls|Call Trace:)'
-splat_lines() { cat "$CONSOLE" "$RUNDIR/dmesg" 2>/dev/null | grep -E "$SPLAT" | sort -u | head -5; }
+# The kernel reports that fail a run: scripts/kernel-splats.ere (shared with
+# scripts/run-tests.sh, which attributes them to the test that caused them).
+splat_lines() { cat "$CONSOLE" "$RUNDIR/dmesg" 2>/dev/null | grep -E -f scripts/kernel-splats.ere | sort -u | head -5; }
 
 if [ $HUNG = 1 ]; then
 	say "guest hung: no result after ${TIMEOUT}s, killed (console log: $CONSOLE)"

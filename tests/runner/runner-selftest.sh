@@ -1,7 +1,9 @@
 #!/bin/bash
 # Self-test of `make check`'s runner: a failing test, a guest that panics and
 # a guest that hangs must each make the check fail with a message that says
-# what happened, and every case of every program must be counted. Prints TAP.
+# what happened, a kernel report (here sysrq-l's backtraces) must fail the
+# test during which it appeared, and every case of every program must be
+# counted. Prints TAP.
 #   tests/runner/runner-selftest.sh [--kernel IMAGE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,12 +43,17 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..7"
+echo "1..10"
 
 run_case mixed $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2\nbad  echo "expected failure" >&2; exit 3' 300
 expect mixed "exit status non-zero" test $rc != 0
 expect mixed "counts every case of every program" log_has mixed '^3 passed, 1 failed'
 expect mixed "names the failing test" log_has mixed '^FAILED: bad: not ok 3 bad # exit status 3'
+
+run_case splat $'quiet true\nsplatter  echo l > /proc/sysrq-trigger; sleep 1' 300
+expect splat "exit status non-zero" test $rc != 0
+expect splat "fails the test during which the kernel reported, once" log_has splat '^1 passed, 1 failed'
+expect splat "names it" log_has splat '^FAILED: splatter: not ok 2 splatter # kernel log shows a splat while it ran'
 
 run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
 expect panic "exit status non-zero" test $rc != 0
