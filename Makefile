@@ -27,7 +27,7 @@ DEPS_STAMP   := $(BUILD)/.deps-installed
 GUEST_BINS :=
 HOST_TESTS :=
 
-.PHONY: all deps kernel kernel-debug tests check check-debug demo vm-run vm-shell clean distclean
+.PHONY: all deps kernel kernel-debug kernel-bench tests check check-debug demo vm-run vm-shell clean distclean
 all: kernel tests
 
 # Dependencies: scripts/deps.sh is idempotent; the stamp keeps `make` quiet.
@@ -44,6 +44,10 @@ $(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel
 
 kernel-debug: deps
 	@scripts/build-kernel.sh debug
+
+# Without lock debugging, for benchmarks (kernel-patches/config-bench.fragment).
+kernel-bench: deps
+	@scripts/build-kernel.sh bench
 
 # Fragments of the components.
 include $(sort $(wildcard */*.mk tests/*/*.mk))

@@ -1,17 +1,18 @@
 #!/bin/bash
 # Build the patched test kernel.
 #
-#   scripts/build-kernel.sh [default|debug]
+#   scripts/build-kernel.sh [default|debug|bench]
 #
 # 1. Unpacks Debian's linux-source-6.12 into build/linux once, as a git
 #    repository whose first commit (tag "base") is the pristine tarball.
 # 2. Applies kernel-patches/series with `git am` (no fuzz, no 3-way merge);
 #    re-applies from "base" only when the series or a patch changed.
 # 3. Configures tinyconfig + kvm_guest.config + kernel-patches/config.fragment
-#    (+ config-debug.fragment for the debug variant), checks that every
-#    requested option survived olddefconfig.
+#    (+ config-debug.fragment for the debug variant, config-bench.fragment
+#    for the benchmark variant), checks that every requested option survived
+#    olddefconfig (a later fragment overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
-#    build/bzImage[-debug]; installs uapi headers to build/headers.
+#    build/bzImage[-debug|-bench]; installs uapi headers to build/headers.
 #
 # Developers of a patch may build their own tree with the same config:
 #   KSRC=build/dev-foo scripts/build-kernel.sh
@@ -40,7 +41,9 @@ default) OBJ=$BUILD/kbuild; IMAGE=$BUILD/bzImage
 	FRAGMENTS=("$PATCHDIR/config.fragment") ;;
 debug) OBJ=$BUILD/kbuild-debug; IMAGE=$BUILD/bzImage-debug
 	FRAGMENTS=("$PATCHDIR/config.fragment" "$PATCHDIR/config-debug.fragment") ;;
-*) echo "usage: $0 [default|debug]" >&2; exit 2 ;;
+bench) OBJ=$BUILD/kbuild-bench; IMAGE=$BUILD/bzImage-bench
+	FRAGMENTS=("$PATCHDIR/config.fragment" "$PATCHDIR/config-bench.fragment") ;;
+*) echo "usage: $0 [default|debug|bench]" >&2; exit 2 ;;
 esac
 if [ -n "$DEVTREE" ]; then
 	OBJ=$OBJ-$DEVTREE; IMAGE=$IMAGE-$DEVTREE; HEADERS=$HEADERS-$DEVTREE
@@ -110,18 +113,22 @@ configure() {
 	echo "$want" >"$stamp"
 }
 
-# Every option a fragment asks for must be in the final .config.
+# Every option the fragments ask for (the last assignment of each wins, as
+# in merge_config.sh) must be in the final .config.
 check_config() {
 	local line sym val missing=0
+	declare -A want
 	while IFS= read -r line; do
-		case $line in CONFIG_*=*) ;; *) continue ;; esac
-		sym=${line%%=*}; val=${line#*=}
+		case $line in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
+	done < <(cat "${FRAGMENTS[@]}")
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
 		if [ "$val" = n ]; then
 			grep -q "^$sym=" "$OBJ/.config" && { echo "error: $sym is set, fragment wants it off" >&2; missing=1; }
 		elif [ "$sym" != CONFIG_NR_CPUS ]; then
-			grep -qx "$sym=$val" "$OBJ/.config" || { echo "error: $line requested but not in .config (missing dependency?)" >&2; missing=1; }
+			grep -qx "$sym=$val" "$OBJ/.config" || { echo "error: $sym=$val requested but not in .config (missing dependency?)" >&2; missing=1; }
 		fi
-	done < <(cat "${FRAGMENTS[@]}")
+	done
 	[ $missing = 0 ] || die "kernel configuration is incomplete"
 }
 
