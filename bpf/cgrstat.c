@@ -56,6 +56,7 @@ struct cgrstat {
 	int nr_cpus;
 	const struct event_desc *events[CGRSTAT_MAX_EVENTS];
 	struct bpf_link *migrate_link;
+	struct bpf_link *release_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
 	uint32_t max_records;
 	const struct cgrstat_record *records;	/* the records map, mmap()ed */
@@ -350,6 +351,10 @@ static int attach_bpf(struct cgrstat *s)
 	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
 	if (!s->switch_link)
 		return S_ERR(s, errno, "cannot attach to sched_switch: %s", strerror(errno));
+	s->release_link = bpf_program__attach(s->skel->progs.cgrstat_release);
+	if (!s->release_link)
+		return S_ERR(s, errno, "cannot attach to the cgroup_release tracepoint: %s",
+			     strerror(errno));
 	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
 		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
 		if (!s->migrate_link)
@@ -400,6 +405,7 @@ void cgrstat_close(struct cgrstat *s)
 		return;
 	bpf_link__destroy(s->switch_link);
 	bpf_link__destroy(s->migrate_link);
+	bpf_link__destroy(s->release_link);
 	bpf_link__destroy(s->flush_link);
 	if (s->perf_fds)
 		for (i = 0; i < s->nr_events * s->nr_cpus; i++)

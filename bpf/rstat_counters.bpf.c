@@ -269,6 +269,25 @@ int BPF_PROG(cgrstat_migrate, struct task_struct *task, struct css_set *from,
 	return 0;
 }
 
+/*
+ * A cgroup is released: its release work, under cgroup_mutex, flushes it a
+ * last time right after this tracepoint, so its counts reach the parent
+ * before any reader (also under cgroup_mutex) runs. The next reader deletes
+ * its entries. Marking it here rather than in the flusher also catches a
+ * cgroup with nothing left to flush at release, whose entries the flusher
+ * would never see again.
+ */
+SEC("tp_btf/cgroup_release")
+int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
+{
+	__u64 id = cgrp_id(cgrp);
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&cgrp_totals, &id) || bpf_map_lookup_elem(&cgrp_slots, &id))
+		bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY);
+	return 0;
+}
+
 static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
 {
 	dst->counter += src->counter;
@@ -307,11 +326,6 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 		add_value(&total->total[i], &delta[i]);
 	}
 
-	if (BPF_CORE_READ(cgrp, self.flags) & CSS_RELEASED) {
-		__u8 one = 1;
-
-		bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY);
-	}
 	if (!parent)
 		return 0;
 	up = get_total(cgrp_id(parent));
