@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of libcgcount (tools-perf/lib/cgcount.h) on every backend the
+ * kernel supports, against truths that do not come from the library under
+ * test: the cgroup's cpu.stat usage, and a second session on the classic
+ * backend (classic cgroup events, PERF_FLAG_PID_CGROUP) counting the same
+ * interval.  A backend this kernel lacks is reported as skipped.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "pcg_lib.h"
+#include "cgcount.h"
+
+#define BUSY_NS		(600 * NSEC_PER_MSEC)
+#define EVENTS		"cpu-clock,context-switches"
+#define EV_CLOCK	0
+#define NR_THREADS	4
+#define THREAD_READS	40
+
+static int64_t usage_ns(const char *cg)
+{
+	int64_t us = pcg_cg_usage_usec(cg);
+
+	return us < 0 ? us : us * 1000;
+}
+
+FIXTURE(cgc) {
+	struct cgcount *s;		/* the backend under test */
+	struct cgcount *classic;	/* the independent truth */
+	char root[PCG_PATH_MAX], busy[PCG_PATH_MAX], idle[PCG_PATH_MAX];
+	char other[PCG_PATH_MAX];
+};
+
+FIXTURE_VARIANT(cgc) {
+	enum cgcount_backend backend;
+};
+
+FIXTURE_VARIANT_ADD(cgc, classic) { .backend = CGCOUNT_CLASSIC };
+FIXTURE_VARIANT_ADD(cgc, shared) { .backend = CGCOUNT_SHARED };
+FIXTURE_VARIANT_ADD(cgc, rstat) { .backend = CGCOUNT_RSTAT };
+FIXTURE_VARIANT_ADD(cgc, auto) { .backend = CGCOUNT_AUTO };
+
+static struct cgcount *open_backend(enum cgcount_backend b, char *err, size_t len)
+{
+	struct cgcount_opts opts = { .sz = sizeof(opts), .backend = b };
+
+	return cgcount_open(EVENTS, &opts, err, len);
+}
+
+FIXTURE_SETUP(cgc)
+{
+	char err[CGCOUNT_ERR_LEN];
+
+	self->s = open_backend(variant->backend, err, sizeof(err));
+	if (!self->s && strstr(err, "not supported by this kernel"))
+		SKIP(return, "%s", err);
+	if (!self->s && strstr(err, "rstat backend not available"))
+		SKIP(return, "%s", err);
+	ASSERT_NE(NULL, self->s) TH_LOG("%s", err);
+	TH_LOG("backend %s", cgcount_backend_name(cgcount_backend(self->s)));
+	self->classic = open_backend(CGCOUNT_CLASSIC, err, sizeof(err));
+	ASSERT_NE(NULL, self->classic) TH_LOG("%s", err);
+	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "cgc"));
+	ASSERT_EQ(0, pcg_cg_create(self->busy, self->root, "busy"));
+	ASSERT_EQ(0, pcg_cg_create(self->idle, self->root, "idle"));
+	ASSERT_EQ(0, pcg_cg_create(self->other, self->root, "other"));
+}
+
+FIXTURE_TEARDOWN(cgc)
+{
+	cgcount_close(self->s);
+	cgcount_close(self->classic);
+	if (self->root[0])
+		pcg_cg_destroy_tree(self->root);
+}
+
+static void add_both(struct __test_metadata *_metadata, FIXTURE_DATA(cgc) *self,
+		     const char *path)
+{
+	ASSERT_EQ(0, cgcount_add_path(self->s, path)) TH_LOG("%s", cgcount_errmsg(self->s));
+	ASSERT_EQ(0, cgcount_add_path(self->classic, path))
+		TH_LOG("%s", cgcount_errmsg(self->classic));
+}
+
+static void burn_in(struct __test_metadata *_metadata, const char *cg, uint64_t ns)
+{
+	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
+
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, pcg_wait(pid));
+}
+
+static double clock_ns(struct __test_metadata *_metadata, struct cgcount *s, const char *cg)
+{
+	struct cgcount_value v[CGCOUNT_MAX_EVENTS];
+
+	EXPECT_EQ(0, cgcount_read_path(s, cg, v)) TH_LOG("%s", cgcount_errmsg(s));
+	return cgcount_scaled(&v[EV_CLOCK]);
+}
+
+/* cpu-clock of a busy cgroup vs its cpu.stat and vs classic cgroup events */
+TEST_F(cgc, cpu_clock_matches_cpu_stat)
+{
+	double got, classic;
+	int64_t truth;
+
+	add_both(_metadata, self, self->busy);
+	add_both(_metadata, self, self->idle);
+	burn_in(_metadata, self->busy, BUSY_NS);
+	truth = usage_ns(self->busy);
+	got = clock_ns(_metadata, self->s, self->busy);
+	classic = clock_ns(_metadata, self->classic, self->busy);
+	TH_LOG("busy: %.0f ns, classic %.0f ns, cpu.stat %lld ns", got, classic,
+	       (long long)truth);
+	ASSERT_LT(BUSY_NS / 2, truth);
+	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
+	EXPECT_TRUE(pcg_within_pct(got, classic, 2));
+	/* nothing ran in idle: at most 1% of busy */
+	EXPECT_GT(got / 100, clock_ns(_metadata, self->s, self->idle));
+}
+
+/* read_all returns every counted cgroup, sorted, with the same values */
+TEST_F(cgc, read_all_matches_read_one)
+{
+	struct cgcount_value v[CGCOUNT_MAX_EVENTS];
+	struct cgcount_reading *r;
+	size_t nr, i;
+
+	add_both(_metadata, self, self->busy);
+	add_both(_metadata, self, self->idle);
+	add_both(_metadata, self, self->root);
+	burn_in(_metadata, self->busy, BUSY_NS / 2);
+	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", cgcount_errmsg(self->s));
+	ASSERT_EQ(3, nr);
+	for (i = 0; i < nr; i++) {
+		ASSERT_EQ(2, r[i].nr_events);
+		if (i)
+			EXPECT_LT(r[i - 1].cgroup_id, r[i].cgroup_id);
+		ASSERT_EQ(0, cgcount_read_id(self->s, r[i].cgroup_id, v));
+		/* nothing runs in the test cgroups any more */
+		EXPECT_TRUE(pcg_within_pct(cgcount_scaled(&v[EV_CLOCK]),
+					   cgcount_scaled(&r[i].values[EV_CLOCK]), 0.5))
+			TH_LOG("%s: read_all %.0f, read_id %.0f", r[i].path,
+			       cgcount_scaled(&r[i].values[EV_CLOCK]),
+			       cgcount_scaled(&v[EV_CLOCK]));
+	}
+	/*
+	 * hierarchical: the parent counts its busy child (within 2%: classic
+	 * cgroup events of parent and child see the same time tick-apart)
+	 */
+	EXPECT_LE(clock_ns(_metadata, self->s, self->busy) * 0.98,
+		  clock_ns(_metadata, self->s, self->root));
+	cgcount_readings_free(r, nr);
+}
+
+/* adding and removing cgroups while counting keeps the others' counts */
+TEST_F(cgc, add_remove_keeps_others)
+{
+	struct cgcount_value v[CGCOUNT_MAX_EVENTS];
+	double got, late;
+	int64_t truth;
+
+	add_both(_metadata, self, self->busy);
+	ASSERT_EQ(0, cgcount_add_path(self->s, self->idle));
+	burn_in(_metadata, self->busy, BUSY_NS / 2);
+	ASSERT_EQ(0, cgcount_remove_path(self->s, self->idle));
+	ASSERT_EQ(0, cgcount_add_path(self->s, self->other));
+	burn_in(_metadata, self->other, BUSY_NS / 4);
+	burn_in(_metadata, self->busy, BUSY_NS / 2);
+	ASSERT_EQ(0, cgcount_remove_path(self->s, self->other));
+	ASSERT_EQ(1, cgcount_nr_cgroups(self->s));
+	truth = usage_ns(self->busy);
+	got = clock_ns(_metadata, self->s, self->busy);
+	TH_LOG("busy after add/remove of others: %.0f ns, cpu.stat %lld ns", got,
+	       (long long)truth);
+	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
+	EXPECT_TRUE(pcg_within_pct(got, clock_ns(_metadata, self->classic, self->busy), 2));
+	EXPECT_EQ(-ENOENT, cgcount_read_path(self->s, self->idle, v));
+	/* a cgroup added late counts from its add only */
+	ASSERT_EQ(0, cgcount_add_path(self->s, self->other));
+	late = clock_ns(_metadata, self->s, self->other);
+	EXPECT_GT(usage_ns(self->other) / 10, late);
+}
+
+TEST_F(cgc, regex_adds_matching_cgroups)
+{
+	char re[PCG_PATH_MAX];
+
+	snprintf(re, sizeof(re), "^%s/(busy|idle)$", strrchr(self->root, '/'));
+	ASSERT_EQ(2, cgcount_add_regex(self->s, re)) TH_LOG("%s", cgcount_errmsg(self->s));
+	/* again: nothing new */
+	ASSERT_EQ(0, cgcount_add_regex(self->s, re));
+	ASSERT_EQ(2, cgcount_nr_cgroups(self->s));
+	ASSERT_EQ(0, cgcount_add_id(self->s, pcg_cg_id(self->other)))
+		TH_LOG("%s", cgcount_errmsg(self->s));
+	ASSERT_EQ(3, cgcount_nr_cgroups(self->s));
+	ASSERT_EQ(0, cgcount_remove_id(self->s, pcg_cg_id(self->busy)));
+	ASSERT_EQ(2, cgcount_nr_cgroups(self->s));
+}
+
+TEST_F(cgc, bad_input_says_what_to_do)
+{
+	struct cgcount_value v[CGCOUNT_MAX_EVENTS];
+	struct cgcount_opts opts = { .sz = sizeof(opts), .backend = variant->backend };
+	char err[CGCOUNT_ERR_LEN] = "";
+
+	EXPECT_EQ(NULL, cgcount_open("cpu-clock,no-such-event", &opts, err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "unknown event 'no-such-event'")) TH_LOG("%s", err);
+	EXPECT_EQ(-ENOENT, cgcount_add_path(self->s, "no/such/cgroup"));
+	EXPECT_NE(NULL, strstr(cgcount_errmsg(self->s), "not found"));
+	EXPECT_EQ(-ENOENT, cgcount_add_id(self->s, 1ULL << 60));
+	EXPECT_EQ(-EINVAL, cgcount_add_regex(self->s, "(unclosed"));
+	EXPECT_NE(NULL, strstr(cgcount_errmsg(self->s), "bad regex"));
+	EXPECT_EQ(-ENOENT, cgcount_remove_path(self->s, self->busy));
+	EXPECT_EQ(-ENOENT, cgcount_read_path(self->s, self->busy, v));
+	EXPECT_NE(NULL, strstr(cgcount_errmsg(self->s), "add it first"));
+	EXPECT_EQ(-EINVAL, cgcount_parse_backend("fastest", &opts.backend));
+	EXPECT_EQ(0, cgcount_nr_cgroups(self->s));
+}
+
+/* Root's uid without capabilities, as an ordinary user counting cpu-wide. */
+static int drop_all_capabilities(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+
+	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Without privileges: the error says to run as root. */
+TEST_F(cgc, no_permission_says_what_to_do)
+{
+	char err[CGCOUNT_ERR_LEN] = "";
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int paranoid = 2, status;
+	pid_t pid;
+
+	if (f) {
+		if (fscanf(f, "%d", &paranoid) != 1)
+			paranoid = 2;
+		fclose(f);
+	}
+	if (paranoid < 1)
+		SKIP(return, "kernel.perf_event_paranoid < 1 lets everyone count cpu-wide");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct cgcount *s;
+
+		if (drop_all_capabilities())
+			_exit(2);
+		s = open_backend(variant->backend, err, sizeof(err));
+		if (s)
+			_exit(3);
+		fprintf(stderr, "# without capabilities: %s\n", err);
+		_exit(strstr(err, "run as root") ? 0 : 4);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
+struct reader {
+	struct cgcount *s;
+	uint64_t id;
+	int errors, decreases;
+};
+
+static void *reader_main(void *arg)
+{
+	struct cgcount_value v[CGCOUNT_MAX_EVENTS];
+	struct cgcount_reading *r;
+	struct reader *rd = arg;
+	uint64_t last = 0;
+	size_t nr;
+	int i;
+
+	for (i = 0; i < THREAD_READS; i++) {
+		if (cgcount_read_id(rd->s, rd->id, v)) {
+			rd->errors++;
+			continue;
+		}
+		rd->decreases += v[EV_CLOCK].value < last;
+		last = v[EV_CLOCK].value;
+		if (cgcount_read_all(rd->s, &r, &nr))
+			rd->errors++;
+		else
+			cgcount_readings_free(r, nr);
+	}
+	return NULL;
+}
+
+/* 4 threads read while a worker runs and the main thread adds/removes */
+TEST_F(cgc, concurrent_reads_from_threads)
+{
+	struct reader rd[NR_THREADS];
+	pthread_t th[NR_THREADS];
+	pid_t worker;
+	int i, ret;
+
+	add_both(_metadata, self, self->busy);
+	worker = pcg_spawn_busy(self->busy, BUSY_NS, -1, NULL);
+	ASSERT_LT(0, worker);
+	for (i = 0; i < NR_THREADS; i++) {
+		rd[i] = (struct reader){ .s = self->s, .id = pcg_cg_id(self->busy) };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, reader_main, &rd[i]));
+	}
+	for (i = 0; i < 20; i++) {
+		ret = cgcount_add_path(self->s, self->idle);
+		EXPECT_EQ(0, ret) TH_LOG("%s", cgcount_errmsg(self->s));
+		EXPECT_EQ(0, cgcount_remove_path(self->s, self->idle));
+	}
+	for (i = 0; i < NR_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, rd[i].errors);
+		EXPECT_EQ(0, rd[i].decreases);
+	}
+	ASSERT_EQ(0, pcg_wait(worker));
+	EXPECT_TRUE(pcg_within_pct(clock_ns(_metadata, self->s, self->busy),
+				   usage_ns(self->busy), 5));
+}
+
+TEST(auto_reports_its_choice)
+{
+	char err[CGCOUNT_ERR_LEN];
+	struct cgcount *s = open_backend(CGCOUNT_AUTO, err, sizeof(err));
+	enum cgcount_backend b;
+
+	ASSERT_NE(NULL, s) TH_LOG("%s", err);
+	b = cgcount_backend(s);
+	TH_LOG("auto picked %s", cgcount_backend_name(b));
+	ASSERT_NE(CGCOUNT_AUTO, b);
+	/* the cheapest supported: shared whenever the kernel has the ioctl */
+	if (pcg_kernel_has_attach())
+		EXPECT_EQ(CGCOUNT_SHARED, b);
+	cgcount_close(s);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cgcount: sessions, the set of counted cgroups, the public API. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perf/cpumap.h>
+#include <perf/event.h>
+#include <perf/evsel.h>
+
+#include "cgcount_int.h"
+
+static const char *const backend_names[] = {
+	[CGCOUNT_AUTO] = "auto",
+	[CGCOUNT_CLASSIC] = "classic",
+	[CGCOUNT_SHARED] = "shared",
+	[CGCOUNT_RSTAT] = "rstat",
+};
+
+const char *cgcount_backend_name(enum cgcount_backend b)
+{
+	if ((unsigned int)b >= sizeof(backend_names) / sizeof(backend_names[0]))
+		return "unknown";
+	return backend_names[b];
+}
+
+int cgcount_parse_backend(const char *name, enum cgcount_backend *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(backend_names) / sizeof(backend_names[0]); i++) {
+		if (name && !strcmp(name, backend_names[i])) {
+			*b = i;
+			return 0;
+		}
+	}
+	return cgc_err(EINVAL, "unknown backend '%s': use auto, classic, shared or rstat",
+		       name ? name : "");
+}
+
+/* ---- the cgroup set, sorted by id ---- */
+
+static size_t lower_bound(const struct cgcount *s, uint64_t id)
+{
+	size_t lo = 0, hi = s->nr_cgroups;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->cgroups[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct cgc_cgroup *cgc_find(const struct cgcount *s, uint64_t id)
+{
+	size_t i = lower_bound(s, id);
+
+	return i < s->nr_cgroups && s->cgroups[i]->id == id ? s->cgroups[i] : NULL;
+}
+
+static int set_reserve(struct cgcount *s, size_t extra)
+{
+	size_t cap = s->cap_cgroups ? s->cap_cgroups : 16;
+	struct cgc_cgroup **n;
+
+	while (cap < s->nr_cgroups + extra)
+		cap *= 2;
+	if (cap == s->cap_cgroups)
+		return 0;
+	n = realloc(s->cgroups, cap * sizeof(*n));
+	if (!n)
+		return cgc_err(ENOMEM, "out of memory");
+	s->cgroups = n;
+	s->cap_cgroups = cap;
+	return 0;
+}
+
+static void set_insert(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	size_t i = lower_bound(s, cg->id);
+
+	memmove(s->cgroups + i + 1, s->cgroups + i, (s->nr_cgroups - i) * sizeof(cg));
+	s->cgroups[i] = cg;
+	s->nr_cgroups++;
+}
+
+static void set_delete(struct cgcount *s, uint64_t id)
+{
+	size_t i = lower_bound(s, id);
+
+	memmove(s->cgroups + i, s->cgroups + i + 1, (s->nr_cgroups - i - 1) * sizeof(void *));
+	s->nr_cgroups--;
+}
+
+static void cgroup_free(struct cgc_cgroup *cg)
+{
+	if (!cg)
+		return;
+	free(cg->fds);
+	free(cg->path);
+	free(cg);
+}
+
+static struct cgc_cgroup *cgroup_new(const char *rel, uint64_t id)
+{
+	struct cgc_cgroup *cg = calloc(1, sizeof(*cg));
+
+	if (!cg)
+		return NULL;
+	cg->id = id;
+	cg->path = strdup(rel);
+	if (!cg->path) {
+		free(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+void cgc_values_add(struct cgcount_value *acc, const struct cgcount_value *v)
+{
+	acc->value += v->value;
+	acc->enabled += v->enabled;
+	acc->running += v->running;
+}
+
+/* ---- adding: collect new cgroups, then start them in one backend call ---- */
+
+struct pending {
+	struct cgc_cgroup **cgs;
+	size_t nr, cap;
+};
+
+static int pending_add(struct cgcount *s, const char *rel, uint64_t id, void *arg)
+{
+	struct pending *p = arg;
+	struct cgc_cgroup **n;
+	size_t i;
+
+	if (cgc_find(s, id))
+		return 0;
+	for (i = 0; i < p->nr; i++)
+		if (p->cgs[i]->id == id)
+			return 0;
+	if (p->nr == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 8;
+		n = realloc(p->cgs, p->cap * sizeof(*n));
+		if (!n)
+			return cgc_err(ENOMEM, "out of memory");
+		p->cgs = n;
+	}
+	p->cgs[p->nr] = cgroup_new(rel, id);
+	if (!p->cgs[p->nr])
+		return cgc_err(ENOMEM, "out of memory");
+	p->nr++;
+	return 0;
+}
+
+static void pending_free(struct pending *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		cgroup_free(p->cgs[i]);
+	free(p->cgs);
+}
+
+/* Start counting the pending cgroups; returns how many were added. */
+static int pending_commit(struct cgcount *s, struct pending *p)
+{
+	size_t i;
+	int ret;
+
+	if (!p->nr)
+		return 0;
+	ret = set_reserve(s, p->nr);
+	if (!ret)
+		ret = s->ops->add(s, p->cgs, p->nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < p->nr; i++)
+		set_insert(s, p->cgs[i]);
+	ret = p->nr;
+	p->nr = 0;
+	return ret;
+}
+
+static int add_locked(struct cgcount *s, const char *rel, uint64_t id)
+{
+	struct pending p = { 0 };
+	int ret = pending_add(s, rel, id, &p);
+
+	if (!ret)
+		ret = pending_commit(s, &p);
+	pending_free(&p);
+	return ret < 0 ? ret : 0;
+}
+
+int cgcount_add_path(struct cgcount *s, const char *path)
+{
+	char rel[CGC_PATH_MAX];
+	uint64_t id;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = cgc_resolve_path(s, path, rel, sizeof(rel), &id);
+	if (!ret)
+		ret = add_locked(s, rel, id);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cgcount_add_id(struct cgcount *s, uint64_t cgroup_id)
+{
+	char rel[CGC_PATH_MAX];
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = cgc_find(s, cgroup_id) ? 0 : cgc_id_to_path(s, cgroup_id, rel, sizeof(rel));
+	if (!ret && !cgc_find(s, cgroup_id))
+		ret = add_locked(s, rel, cgroup_id);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cgcount_add_regex(struct cgcount *s, const char *regex)
+{
+	struct pending p = { 0 };
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = cgc_walk_regex(s, regex, pending_add, &p);
+	if (!ret)
+		ret = pending_commit(s, &p);
+	pthread_mutex_unlock(&s->lock);
+	pending_free(&p);
+	return ret;
+}
+
+/* ---- removing ---- */
+
+static int remove_locked(struct cgcount *s, uint64_t id)
+{
+	struct cgc_cgroup *cg = cgc_find(s, id);
+
+	if (!cg)
+		return cgc_err(ENOENT, "cgroup id %llu is not counted by this session",
+			       (unsigned long long)id);
+	s->ops->remove(s, cg);
+	set_delete(s, id);
+	cgroup_free(cg);
+	return 0;
+}
+
+int cgcount_remove_id(struct cgcount *s, uint64_t cgroup_id)
+{
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = remove_locked(s, cgroup_id);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+/* By path: the counted cgroup of that name (it may be gone from the tree). */
+static struct cgc_cgroup *find_by_rel(const struct cgcount *s, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_cgroups; i++)
+		if (!strcmp(s->cgroups[i]->path, rel))
+			return s->cgroups[i];
+	return NULL;
+}
+
+static int lookup_path(struct cgcount *s, const char *path, uint64_t *id)
+{
+	char rel[CGC_PATH_MAX];
+	struct cgc_cgroup *cg;
+	int ret = cgc_resolve_path(s, path, rel, sizeof(rel), id);
+
+	if (!ret && cgc_find(s, *id))
+		return 0;
+	cg = path ? find_by_rel(s, rel) : NULL;
+	if (cg) {
+		*id = cg->id;
+		return 0;
+	}
+	return ret ? ret : cgc_err(ENOENT, "cgroup '%s' is not counted by this session: add it first", path);
+}
+
+int cgcount_remove_path(struct cgcount *s, const char *path)
+{
+	uint64_t id;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = lookup_path(s, path, &id);
+	if (!ret)
+		ret = remove_locked(s, id);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cgcount_cgroup_id(struct cgcount *s, const char *path, uint64_t *cgroup_id)
+{
+	char rel[CGC_PATH_MAX];
+
+	return cgc_resolve_path(s, path, rel, sizeof(rel), cgroup_id);
+}
+
+/* ---- reading ---- */
+
+static int read_locked(struct cgcount *s, uint64_t id, struct cgcount_value *values)
+{
+	struct cgc_cgroup *cg = cgc_find(s, id);
+	int ret;
+
+	if (!cg)
+		return cgc_err(ENOENT, "cgroup id %llu is not counted by this session: "
+			       "add it first", (unsigned long long)id);
+	memset(cg->acc, 0, sizeof(cg->acc));
+	ret = s->ops->read_one(s, cg);
+	if (!ret)
+		memcpy(values, cg->acc, s->nr_events * sizeof(*values));
+	return ret;
+}
+
+int cgcount_read_id(struct cgcount *s, uint64_t cgroup_id,
+		    struct cgcount_value values[CGCOUNT_MAX_EVENTS])
+{
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = read_locked(s, cgroup_id, values);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cgcount_read_path(struct cgcount *s, const char *path,
+		      struct cgcount_value values[CGCOUNT_MAX_EVENTS])
+{
+	uint64_t id;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = lookup_path(s, path, &id);
+	if (!ret)
+		ret = read_locked(s, id, values);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+void cgcount_readings_free(struct cgcount_reading *readings, size_t nr)
+{
+	size_t i;
+
+	if (!readings)
+		return;
+	for (i = 0; i < nr; i++)
+		free(readings[i].path);
+	free(readings);
+}
+
+static int copy_readings(struct cgcount *s, struct cgcount_reading **out, size_t *nr)
+{
+	struct cgcount_reading *r = calloc(s->nr_cgroups ? s->nr_cgroups : 1, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return cgc_err(ENOMEM, "out of memory");
+	for (i = 0; i < s->nr_cgroups; i++) {
+		r[i].cgroup_id = s->cgroups[i]->id;
+		r[i].nr_events = s->nr_events;
+		memcpy(r[i].values, s->cgroups[i]->acc, sizeof(r[i].values));
+		r[i].path = strdup(s->cgroups[i]->path);
+		if (!r[i].path) {
+			cgcount_readings_free(r, i);
+			return cgc_err(ENOMEM, "out of memory");
+		}
+	}
+	*out = r;
+	*nr = s->nr_cgroups;
+	return 0;
+}
+
+int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings, size_t *nr)
+{
+	size_t i;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->nr_cgroups; i++)
+		memset(s->cgroups[i]->acc, 0, sizeof(s->cgroups[i]->acc));
+	ret = s->nr_cgroups ? s->ops->read_all(s) : 0;
+	if (!ret)
+		ret = copy_readings(s, readings, nr);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+double cgcount_scaled(const struct cgcount_value *v)
+{
+	struct perf_counts_values c = { .val = v->value, .ena = v->enabled, .run = v->running };
+	__s8 scaled;
+
+	perf_counts_values__scale(&c, true, &scaled);
+	return scaled < 0 ? 0 : (double)c.val;
+}
+
+/* ---- sessions ---- */
+
+static int load_cpus(struct cgcount *s)
+{
+	struct perf_cpu_map *map = perf_cpu_map__new_online_cpus();
+	struct perf_cpu cpu;
+	int idx;
+
+	if (!map)
+		return cgc_err(ENOMEM, "cannot read the online cpus");
+	s->nr_cpus = perf_cpu_map__nr(map);
+	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
+	if (!s->cpus) {
+		perf_cpu_map__put(map);
+		return cgc_err(ENOMEM, "out of memory");
+	}
+	perf_cpu_map__for_each_cpu(cpu, idx, map)
+		s->cpus[idx] = cpu.cpu;
+	perf_cpu_map__put(map);
+	return 0;
+}
+
+static int open_auto(struct cgcount *s)
+{
+	int has_shared = cgc_kernel_has_shared();
+
+	if (has_shared < 0)
+		return cgc_perf_open_err(-has_shared, "cpu-clock on a cpu");
+	if (has_shared) {
+		s->ops = &cgc_shared_ops;
+		if (!s->ops->open(s))
+			return 0;
+	}
+	s->ops = &cgc_rstat_ops;
+	if (!s->ops->open(s))
+		return 0;
+	s->ops = &cgc_classic_ops;
+	return s->ops->open(s);
+}
+
+static int open_backend(struct cgcount *s, enum cgcount_backend b)
+{
+	switch (b) {
+	case CGCOUNT_AUTO:
+		return open_auto(s);
+	case CGCOUNT_CLASSIC:
+		s->ops = &cgc_classic_ops;
+		break;
+	case CGCOUNT_SHARED:
+		s->ops = &cgc_shared_ops;
+		break;
+	case CGCOUNT_RSTAT:
+		s->ops = &cgc_rstat_ops;
+		break;
+	default:
+		return cgc_err(EINVAL, "unknown backend %d", b);
+	}
+	return s->ops->open(s);
+}
+
+static int session_init(struct cgcount *s, const char *events, const struct cgcount_opts *o)
+{
+	int ret = cgc_parse_events(s, events);
+
+	if (ret)
+		return ret;
+	if (o && o->cgroup_root)
+		snprintf(s->root, sizeof(s->root), "%s", o->cgroup_root);
+	else
+		ret = cgc_find_root(s->root, sizeof(s->root));
+	if (!ret)
+		ret = load_cpus(s);
+	if (!ret)
+		ret = open_backend(s, o ? o->backend : CGCOUNT_AUTO);
+	return ret;
+}
+
+struct cgcount *cgcount_open(const char *events, const struct cgcount_opts *opts,
+			     char *err, size_t err_len)
+{
+	struct cgcount *s = calloc(1, sizeof(*s));
+	int ret;
+
+	if (!s) {
+		snprintf(err, err_len, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	if (opts && opts->sz < sizeof(*opts))
+		ret = cgc_err(EINVAL, "cgcount_opts.sz must be sizeof(struct cgcount_opts)");
+	else
+		ret = session_init(s, events, opts);
+	if (ret) {
+		if (err && err_len)
+			snprintf(err, err_len, "%s", cgcount_errmsg(s));
+		s->ops = NULL;
+		cgcount_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+void cgcount_close(struct cgcount *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_cgroups; i++) {
+		if (s->ops)
+			s->ops->remove(s, s->cgroups[i]);
+		cgroup_free(s->cgroups[i]);
+	}
+	if (s->ops)
+		s->ops->close(s);
+	free(s->cgroups);
+	free(s->cpus);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+enum cgcount_backend cgcount_backend(const struct cgcount *s)
+{
+	return s->ops->id;
+}
+
+int cgcount_nr_events(const struct cgcount *s)
+{
+	return s->nr_events;
+}
+
+const char *cgcount_event_name(const struct cgcount *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_events ? s->events[idx].name : NULL;
+}
+
+const char *cgcount_cgroup_root(const struct cgcount *s)
+{
+	return s->root;
+}
+
+size_t cgcount_nr_cgroups(struct cgcount *s)
+{
+	size_t n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->nr_cgroups;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}

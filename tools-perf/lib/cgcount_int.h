@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* cgcount internals: the session, the cgroup set, the backend operations. */
+#ifndef CGCOUNT_INT_H
+#define CGCOUNT_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "cgcount.h"
+
+#define CGC_PATH_MAX 4096
+
+struct cgc_event {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* One counted cgroup. */
+struct cgc_cgroup {
+	uint64_t id;
+	char *path;			/* relative to the root, leading '/' */
+	int *fds;			/* classic: [event][cpu] */
+	struct cgcount_value base[CGCOUNT_MAX_EVENTS];	/* rstat: at add */
+	struct cgcount_value acc[CGCOUNT_MAX_EVENTS];	/* scratch for reads */
+	struct cgcount_value last[CGCOUNT_MAX_EVENTS];	/* rstat: last reading */
+	int seen;					/* rstat: in this read */
+};
+
+struct cgcount;
+
+struct cgc_backend_ops {
+	enum cgcount_backend id;
+	int (*open)(struct cgcount *s);
+	void (*close)(struct cgcount *s);
+	/* start counting @n new cgroups; all or nothing */
+	int (*add)(struct cgcount *s, struct cgc_cgroup **cgs, size_t n);
+	void (*remove)(struct cgcount *s, struct cgc_cgroup *cg);
+	/* cg->acc = the cgroup's values */
+	int (*read_one)(struct cgcount *s, struct cgc_cgroup *cg);
+	/* every cgroup's acc = its values */
+	int (*read_all)(struct cgcount *s);
+};
+
+struct cgcount {
+	pthread_mutex_t lock;
+	const struct cgc_backend_ops *ops;
+	char root[CGC_PATH_MAX];
+	int nr_events;
+	struct cgc_event events[CGCOUNT_MAX_EVENTS];
+	int nr_cpus;
+	int *cpus;			/* online cpus, from a libperf cpu map */
+	struct cgc_cgroup **cgroups;	/* sorted by id */
+	size_t nr_cgroups, cap_cgroups;
+	int *shared_fds;		/* shared: [event][cpu] */
+	void *rstat;			/* rstat: struct cgrstat * */
+};
+
+extern const struct cgc_backend_ops cgc_classic_ops;
+extern const struct cgc_backend_ops cgc_shared_ops;
+extern const struct cgc_backend_ops cgc_rstat_ops;
+
+/* errors: set the thread's message, return -err */
+int cgc_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* an error from perf_event_open, with what to do about it */
+int cgc_perf_open_err(int err, const char *what);
+
+/* events */
+int cgc_parse_events(struct cgcount *s, const char *list);
+int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags);
+/* 1 if the kernel has PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not */
+int cgc_kernel_has_shared(void);
+
+/* the cgroup tree */
+int cgc_find_root(char *root, size_t len);
+/* path (absolute or relative) -> relative form with leading '/', and id */
+int cgc_resolve_path(const struct cgcount *s, const char *path, char *rel, size_t len,
+		     uint64_t *id);
+int cgc_id_to_path(const struct cgcount *s, uint64_t id, char *rel, size_t len);
+/* calls @fn for every cgroup whose relative path matches @regex */
+typedef int (*cgc_walk_fn)(struct cgcount *s, const char *rel, uint64_t id, void *arg);
+int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *arg);
+int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel);
+
+/* the cgroup set */
+struct cgc_cgroup *cgc_find(const struct cgcount *s, uint64_t id);
+void cgc_values_add(struct cgcount_value *acc, const struct cgcount_value *v);
+
+#endif
