@@ -15,18 +15,10 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "memcg_stat_abi.h"
+#include "memcg_kfuncs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-extern struct mem_cgroup *bpf_get_mem_cgroup(struct cgroup_subsys_state *css) __ksym;
-extern void bpf_put_mem_cgroup(struct mem_cgroup *memcg) __ksym;
-extern unsigned long bpf_mem_cgroup_page_state(struct mem_cgroup *memcg, int idx) __ksym;
-extern unsigned long bpf_mem_cgroup_vm_events(struct mem_cgroup *memcg,
-					      enum vm_event_item event) __ksym;
-extern unsigned long bpf_mem_cgroup_memory_events(struct mem_cgroup *memcg,
-						  enum memcg_memory_event event) __ksym;
-extern unsigned long bpf_mem_cgroup_usage(struct mem_cgroup *memcg) __ksym;
-extern void bpf_mem_cgroup_flush_stats(struct mem_cgroup *memcg) __ksym;
 extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym;
 extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym;
 

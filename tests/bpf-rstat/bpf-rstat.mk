@@ -11,6 +11,6 @@ GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/cgrstat_test
 $(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $(CGRSTAT_OUT)/vmscan.skel.h $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -Wno-clobbered $(LIBBPF_CFLAGS) -I$(CGRSTAT_OUT) \
-		-I$(KSELFTEST_INC) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+		-Itests/lib -I$(KSELFTEST_INC) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/vmscan_test

@@ -32,7 +32,7 @@
 #include <sys/wait.h>
 
 #include "exited_tasks.h"
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "cgrstat.h"
 
 #define EV_CS 0		/* context-switches */

@@ -25,7 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "vmscan.skel.h"
 
 #define N_CGROUPS 7

@@ -18,7 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "kfunc_bounds.skel.h"
 #include "mcg_util.h"
 

@@ -7,9 +7,12 @@
 MCGT_DIR := tests/memcg-stat
 MCGT_OUT := $(BUILD)/tests/memcg-stat
 MCGT_CFLAGS := $(MEMCG_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
-	-I$(KSELFTEST_INC) -I$(MCGT_DIR) -I$(MCGT_OUT)
+	-Itests/lib -I$(KSELFTEST_INC) -I$(MCGT_DIR) -I$(MCGT_OUT)
 
 $(eval $(call BPF_SKEL_RULES,$(MCGT_DIR),$(MCGT_OUT)))
+# kfunc_bounds.bpf.c declares the kfuncs with memcg/'s header
+$(MCGT_OUT)/kfunc_bounds.bpf.o: BPF_CFLAGS += -Imemcg
+$(MCGT_OUT)/kfunc_bounds.bpf.o: memcg/memcg_kfuncs.bpf.h
 
 $(MCGT_OUT)/memcg_stat_test: $(MCGT_DIR)/memcg_stat_test.c $(MCGT_DIR)/mcg_util.c \
 		$(MCGT_DIR)/mcg_util.h $(MEMCG_LIB) $(LIBBPF_A)

@@ -17,7 +17,7 @@
 
 #include <bpf/btf.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "memcg_stat.h"
 #include "mcg_util.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "pcg_lib.h"
-#include "kselftest_harness.h"
+#include "harness.h"
 
 #define BUSY_NS		(1000 * NSEC_PER_MSEC)
 #define PINGPONG_ITERS	3000ULL

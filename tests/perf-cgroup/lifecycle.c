@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "pcg_test.h"
 
 #define SHORT_NS	(400 * NSEC_PER_MSEC)

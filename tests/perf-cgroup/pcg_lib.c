@@ -412,30 +412,30 @@ int pcg_detach(int fd, const uint64_t *ids, uint64_t nr)
 	return ids_ioctl(fd, PERF_EVENT_IOC_DETACH_CGROUP, ids, nr);
 }
 
-int pcg_attach_all(const struct pcg_events *ev, const uint64_t *ids,
-		   uint64_t nr)
+/* The ids ioctl on every cpu's event; stops at the first error. */
+static int ids_ioctl_all(const struct pcg_events *ev, unsigned long request,
+			 const uint64_t *ids, uint64_t nr)
 {
 	int i, ret;
 
 	for (i = 0; i < ev->nr; i++) {
-		ret = pcg_attach(ev->fd[i], ids, nr);
+		ret = ids_ioctl(ev->fd[i], request, ids, nr);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+int pcg_attach_all(const struct pcg_events *ev, const uint64_t *ids,
+		   uint64_t nr)
+{
+	return ids_ioctl_all(ev, PERF_EVENT_IOC_ATTACH_CGROUP, ids, nr);
+}
+
 int pcg_detach_all(const struct pcg_events *ev, const uint64_t *ids,
 		   uint64_t nr)
 {
-	int i, ret;
-
-	for (i = 0; i < ev->nr; i++) {
-		ret = pcg_detach(ev->fd[i], ids, nr);
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return ids_ioctl_all(ev, PERF_EVENT_IOC_DETACH_CGROUP, ids, nr);
 }
 
 int pcg_read_cgroup(int fd, uint64_t id, uint64_t *out, size_t nwords)

@@ -21,7 +21,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "kselftest_harness.h"
+#include "harness.h"
 #include "fentry_count.skel.h"
 
 #define CGROOT "/sys/fs/cgroup"
