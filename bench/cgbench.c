@@ -1,0 +1,1001 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgbench: the driver of bench/ for counting perf events per cgroup.
+ *
+ *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]
+ *   cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...
+ *   cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]
+ *
+ * cost:  open + attach (setup), read every cgroup, read one cgroup, close
+ *        (teardown); fds, slab, percpu and BPF map memory the backend holds.
+ *        Prints one line of key=value pairs.
+ * count: count while COMMAND runs, then print "value event cgroup" lines.
+ * ring:  the messaging workload: TASKS tasks spread over the cgroups of the
+ *        list pass TOKENS tokens around a ring of pipes LOOPS times; prints
+ *        wall and cpu microseconds per message (each one a cgroup switch
+ *        when neighbours are in different cgroups).
+ *
+ * CGROUP_LIST: one cgroup v2 directory per line (absolute paths).
+ * Backends (one struct backend each):
+ *   none    counts nothing (the baseline)
+ *   percg   one cgroup event per cgroup, event and CPU (PERF_FLAG_PID_CGROUP):
+ *           the events `perf stat -a --for-each-cgroup` opens
+ *   shared  one CPU event per event and CPU with every cgroup attached
+ *           (PERF_EVENT_IOC_ATTACH_CGROUP, READ_CGROUPS, READ_CGROUP)
+ *   rstat   the BPF rstat backend (bpf/cgrstat.h)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgrstat.h"
+
+#define MAX_EVENTS 8
+
+struct sw_event {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* software events, and the hardware ones for runs on real hardware */
+static const struct sw_event sw_events[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+};
+
+struct session {
+	char *event_list;
+	int nr_events;
+	const struct sw_event *events[MAX_EVENTS];
+	int nr_cgroups;
+	char **paths;
+	uint64_t *ids;
+	int *by_id;		/* cgroup indexes sorted by id */
+	const char *subtree;	/* rstat: the subtree read_all walks */
+	int nr_cpus;
+	uint64_t *values;	/* [cgroup][event], filled by read_all */
+	void *priv;
+};
+
+struct backend {
+	const char *name;
+	int (*open)(struct session *s);
+	int (*read_all)(struct session *s);
+	int (*read_one)(struct session *s, int cg);
+	void (*close)(struct session *s);
+};
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* ---- cgroup ids ---- */
+
+static int cgroup_id(const char *path, uint64_t *id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} handle = { .fh.handle_bytes = sizeof(uint64_t) };
+	int mount_id;
+
+	if (name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0)) {
+		fprintf(stderr, "cgbench: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	memcpy(id, handle.fh.f_handle, sizeof(*id));
+	return 0;
+}
+
+static const struct session *sort_session;
+
+static int compare_by_id(const void *a, const void *b)
+{
+	uint64_t x = sort_session->ids[*(const int *)a];
+	uint64_t y = sort_session->ids[*(const int *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+/* Index of the cgroup with id @id, or -1. */
+static int find_cgroup(const struct session *s, uint64_t id)
+{
+	int lo = 0, hi = s->nr_cgroups - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		uint64_t v = s->ids[s->by_id[mid]];
+
+		if (v == id)
+			return s->by_id[mid];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static void add_value(struct session *s, int cg, int ev, uint64_t v)
+{
+	s->values[(size_t)cg * s->nr_events + ev] += v;
+}
+
+static void clear_values(struct session *s)
+{
+	memset(s->values, 0, (size_t)s->nr_cgroups * s->nr_events * sizeof(*s->values));
+}
+
+/* ---- backend none ---- */
+
+static int none_open(struct session *s)
+{
+	(void)s;
+	return 0;
+}
+
+static int none_read_all(struct session *s)
+{
+	clear_values(s);
+	return 0;
+}
+
+static int none_read_one(struct session *s, int cg)
+{
+	(void)s;
+	(void)cg;
+	return 0;
+}
+
+static void none_close(struct session *s)
+{
+	(void)s;
+}
+
+/* ---- perf event helpers ---- */
+
+static int open_event(const struct sw_event *ev, int pid, int cpu, unsigned long flags)
+{
+	struct perf_event_attr attr = {
+		.type = ev->type,
+		.size = sizeof(attr),
+		.config = ev->config,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+
+	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+}
+
+static void close_fds(int *fds, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; fds && i < nr; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free(fds);
+}
+
+static int *new_fds(size_t nr)
+{
+	int *fds = malloc(nr * sizeof(*fds));
+	size_t i;
+
+	for (i = 0; fds && i < nr; i++)
+		fds[i] = -1;
+	return fds;
+}
+
+/* ---- backend percg: fds[(cg * E + ev) * C + cpu] ---- */
+
+static size_t percg_nr_fds(const struct session *s)
+{
+	return (size_t)s->nr_cgroups * s->nr_events * s->nr_cpus;
+}
+
+static int percg_open_cgroup(struct session *s, int *fds, int cg)
+{
+	int dir = open(s->paths[cg], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ev, cpu, ret = 0;
+
+	if (dir < 0) {
+		perror(s->paths[cg]);
+		return -1;
+	}
+	for (ev = 0; ev < s->nr_events && !ret; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus && !ret; cpu++) {
+			int fd = open_event(s->events[ev], dir, cpu, PERF_FLAG_PID_CGROUP);
+
+			if (fd < 0) {
+				perror("perf_event_open(cgroup)");
+				ret = -1;
+			}
+			fds[((size_t)cg * s->nr_events + ev) * s->nr_cpus + cpu] = fd;
+		}
+	}
+	close(dir);
+	return ret;
+}
+
+static int percg_open(struct session *s)
+{
+	int *fds = new_fds(percg_nr_fds(s)), cg;
+
+	if (!fds)
+		return -1;
+	s->priv = fds;
+	for (cg = 0; cg < s->nr_cgroups; cg++) {
+		if (percg_open_cgroup(s, fds, cg))
+			return -1;
+	}
+	return 0;
+}
+
+static int percg_read_cgroup(struct session *s, int cg)
+{
+	int *fds = s->priv, ev, cpu;
+	uint64_t v[3];
+
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			int fd = fds[((size_t)cg * s->nr_events + ev) * s->nr_cpus + cpu];
+
+			if (read(fd, v, sizeof(v)) != sizeof(v)) {
+				perror("read(perf event)");
+				return -1;
+			}
+			add_value(s, cg, ev, v[0]);
+		}
+	}
+	return 0;
+}
+
+static int percg_read_all(struct session *s)
+{
+	int cg;
+
+	clear_values(s);
+	for (cg = 0; cg < s->nr_cgroups; cg++) {
+		if (percg_read_cgroup(s, cg))
+			return -1;
+	}
+	return 0;
+}
+
+static void percg_close(struct session *s)
+{
+	close_fds(s->priv, percg_nr_fds(s));
+	s->priv = NULL;
+}
+
+/* ---- backend shared: fds[ev * C + cpu], one READ_CGROUPS buffer ---- */
+
+struct shared {
+	int *fds;
+	uint64_t *buf;		/* READ_CGROUPS: { size, flags, nr, { id, v, en, run } x nr } */
+	size_t buf_size;
+};
+
+static size_t shared_nr_fds(const struct session *s)
+{
+	return (size_t)s->nr_events * s->nr_cpus;
+}
+
+static int shared_attach(struct session *s, int fd)
+{
+	uint64_t *ids = malloc((s->nr_cgroups + 1) * sizeof(*ids));
+	int ret;
+
+	if (!ids)
+		return -1;
+	ids[0] = s->nr_cgroups;
+	memcpy(ids + 1, s->ids, s->nr_cgroups * sizeof(*ids));
+	ret = ioctl(fd, PERF_EVENT_IOC_ATTACH_CGROUP, ids);
+	if (ret)
+		perror("PERF_EVENT_IOC_ATTACH_CGROUP");
+	free(ids);
+	return ret;
+}
+
+static int shared_open(struct session *s)
+{
+	struct shared *sh = calloc(1, sizeof(*sh));
+	int ev, cpu;
+
+	if (!sh)
+		return -1;
+	s->priv = sh;
+	sh->buf_size = (3 + 4 * (size_t)s->nr_cgroups) * sizeof(uint64_t);
+	sh->buf = calloc(1, sh->buf_size);
+	sh->fds = new_fds(shared_nr_fds(s));
+	if (!sh->buf || !sh->fds)
+		return -1;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			int fd = open_event(s->events[ev], -1, cpu, 0);
+
+			sh->fds[ev * s->nr_cpus + cpu] = fd;
+			if (fd < 0) {
+				perror("perf_event_open(cpu)");
+				return -1;
+			}
+			if (shared_attach(s, fd))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int shared_read_event(struct session *s, int fd, int ev)
+{
+	struct shared *sh = s->priv;
+	uint64_t i, *rec;
+	int cg;
+
+	sh->buf[0] = sh->buf_size;
+	sh->buf[1] = 0;
+	if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, sh->buf) < 0) {
+		perror("PERF_EVENT_IOC_READ_CGROUPS");
+		return -1;
+	}
+	for (i = 0, rec = sh->buf + 3; i < sh->buf[2]; i++, rec += 4) {
+		cg = find_cgroup(s, rec[0]);
+		if (cg >= 0)
+			add_value(s, cg, ev, rec[1]);
+	}
+	return 0;
+}
+
+static int shared_read_all(struct session *s)
+{
+	struct shared *sh = s->priv;
+	int ev, cpu;
+
+	clear_values(s);
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			if (shared_read_event(s, sh->fds[ev * s->nr_cpus + cpu], ev))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int shared_read_one(struct session *s, int cg)
+{
+	struct shared *sh = s->priv;
+	uint64_t buf[5];
+	int ev, cpu;
+
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			buf[0] = sizeof(buf);
+			buf[1] = s->ids[cg];
+			if (ioctl(sh->fds[ev * s->nr_cpus + cpu], PERF_EVENT_IOC_READ_CGROUP, buf) < 0) {
+				perror("PERF_EVENT_IOC_READ_CGROUP");
+				return -1;
+			}
+			add_value(s, cg, ev, buf[2]);
+		}
+	}
+	return 0;
+}
+
+static void shared_close(struct session *s)
+{
+	struct shared *sh = s->priv;
+
+	if (!sh)
+		return;
+	close_fds(sh->fds, shared_nr_fds(s));
+	free(sh->buf);
+	free(sh);
+	s->priv = NULL;
+}
+
+/* ---- backend rstat: counts every cgroup from cgrstat_open() on ---- */
+
+static int count_cgroups(const char *root)
+{
+	char cmd[4200];
+	FILE *f;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -type d 2>/dev/null | wc -l", root);
+	f = popen(cmd, "r");
+	if (!f || fscanf(f, "%d", &n) != 1)
+		n = 0;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+static int rstat_open(struct session *s)
+{
+	/* size the maps for the cgroups that exist (x2), as a user counting
+	 * them would, not for the library's default of 32768 */
+	struct cgrstat_opts opts = { .sz = sizeof(opts) };
+	uint32_t want = 2 * count_cgroups("/sys/fs/cgroup") + 256;
+	char err[512];
+
+	opts.max_cgroups = 1024;
+	while (opts.max_cgroups < want)
+		opts.max_cgroups *= 2;
+	opts.max_records = opts.max_cgroups;
+	s->priv = cgrstat_open(s->event_list, &opts, err, sizeof(err));
+	if (!s->priv) {
+		fprintf(stderr, "cgbench: cgrstat: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int rstat_read_all(struct session *s)
+{
+	struct cgrstat_record *recs = NULL;
+	size_t nr, i;
+	int cg, ev, ret;
+
+	clear_values(s);
+	ret = cgrstat_read_subtree(s->priv, s->subtree, &recs, &nr);
+	if (ret) {
+		fprintf(stderr, "cgbench: cgrstat_read_subtree: %s\n", cgrstat_errmsg(s->priv));
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		cg = find_cgroup(s, recs[i].cgroup_id);
+		for (ev = 0; cg >= 0 && ev < s->nr_events; ev++)
+			add_value(s, cg, ev, recs[i].values[ev].counter);
+	}
+	free(recs);
+	return 0;
+}
+
+static int rstat_read_one(struct session *s, int cg)
+{
+	struct cgrstat_record rec;
+	int ev;
+
+	if (cgrstat_read_cgroup_id(s->priv, s->ids[cg], &rec)) {
+		fprintf(stderr, "cgbench: cgrstat_read_cgroup: %s\n", cgrstat_errmsg(s->priv));
+		return -1;
+	}
+	for (ev = 0; ev < s->nr_events; ev++)
+		add_value(s, cg, ev, rec.values[ev].counter);
+	return 0;
+}
+
+static void rstat_close(struct session *s)
+{
+	cgrstat_close(s->priv);
+	s->priv = NULL;
+}
+
+static const struct backend backends[] = {
+	{ "none", none_open, none_read_all, none_read_one, none_close },
+	{ "percg", percg_open, percg_read_all, percg_read_cgroup, percg_close },
+	{ "shared", shared_open, shared_read_all, shared_read_one, shared_close },
+	{ "rstat", rstat_open, rstat_read_all, rstat_read_one, rstat_close },
+};
+
+static const struct backend *find_backend(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		if (!strcmp(backends[i].name, name))
+			return &backends[i];
+	}
+	fprintf(stderr, "cgbench: unknown backend %s\n", name);
+	return NULL;
+}
+
+/* ---- the session: events, cgroups ---- */
+
+static int parse_events(struct session *s, const char *list)
+{
+	char *copy = strdup(list), *tok, *save;
+	size_t i;
+
+	if (!copy)
+		return -1;
+	s->event_list = strdup(list);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
+			if (!strcmp(sw_events[i].name, tok))
+				break;
+		}
+		if (i == sizeof(sw_events) / sizeof(sw_events[0]) || s->nr_events == MAX_EVENTS) {
+			fprintf(stderr, "cgbench: unknown event or too many: %s\n", tok);
+			free(copy);
+			return -1;
+		}
+		s->events[s->nr_events++] = &sw_events[i];
+	}
+	free(copy);
+	return s->nr_events && s->event_list ? 0 : -1;
+}
+
+static int add_path(struct session *s, const char *line, int *cap)
+{
+	if (s->nr_cgroups == *cap) {
+		int n = *cap ? *cap * 2 : 64;
+		char **p = realloc(s->paths, n * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->paths = p;
+		*cap = n;
+	}
+	s->paths[s->nr_cgroups] = strdup(line);
+	return s->paths[s->nr_cgroups++] ? 0 : -1;
+}
+
+static int read_cgroup_list(struct session *s, const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char line[4096];
+	int cap = 0, ret = 0;
+
+	if (!f) {
+		perror(file);
+		return -1;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (line[0])
+			ret = add_path(s, line, &cap);
+	}
+	fclose(f);
+	if (!ret && !s->nr_cgroups) {
+		fprintf(stderr, "cgbench: %s: no cgroups\n", file);
+		ret = -1;
+	}
+	return ret;
+}
+
+static int resolve_ids(struct session *s)
+{
+	int i;
+
+	s->ids = calloc(s->nr_cgroups, sizeof(*s->ids));
+	s->by_id = calloc(s->nr_cgroups, sizeof(*s->by_id));
+	if (!s->ids || !s->by_id)
+		return -1;
+	for (i = 0; i < s->nr_cgroups; i++) {
+		if (cgroup_id(s->paths[i], &s->ids[i]))
+			return -1;
+		s->by_id[i] = i;
+	}
+	sort_session = s;
+	qsort(s->by_id, s->nr_cgroups, sizeof(*s->by_id), compare_by_id);
+	return 0;
+}
+
+static int session_init(struct session *s, const char *events, const char *list)
+{
+	if (parse_events(s, events) || read_cgroup_list(s, list) || resolve_ids(s))
+		return -1;
+	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	s->values = calloc((size_t)s->nr_cgroups * s->nr_events, sizeof(*s->values));
+	return s->values ? 0 : -1;
+}
+
+static void session_free(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_cgroups; i++)
+		free(s->paths[i]);
+	free(s->paths);
+	free(s->ids);
+	free(s->by_id);
+	free(s->values);
+	free(s->event_list);
+}
+
+/* ---- resources ---- */
+
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+	long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) || max <= 0)
+		return;
+	rl.rlim_cur = rl.rlim_max = max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		perror("setrlimit(RLIMIT_NOFILE)");
+}
+
+static long count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 3;	/* ., .. and the directory's own fd */
+}
+
+/* A /proc/meminfo field in kB. */
+static long meminfo_kb(const char *field)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t len = strlen(field);
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			kb = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
+/* The memlock of every BPF map this process holds, in kB. */
+static long bpf_map_kb(void)
+{
+	DIR *d = opendir("/proc/self/fdinfo");
+	struct dirent *e;
+	char path[300], line[256];
+	long bytes = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		int is_map = 0;
+		long memlock = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (!strncmp(line, "map_type:", 9))
+				is_map = 1;
+			else if (!strncmp(line, "memlock:", 8))
+				memlock = strtol(line + 8, NULL, 10);
+		}
+		fclose(f);
+		if (is_map)
+			bytes += memlock;
+	}
+	closedir(d);
+	return bytes / 1024;
+}
+
+/* ---- cost ---- */
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), compare_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Microseconds per read, every cgroup (@one < 0) or one at a time: the guest
+ * clock may tick in milliseconds, so each sample is a batch of reads lasting
+ * at least 50 ms; the median of @reps samples. */
+static double time_reads(const struct backend *b, struct session *s, int reps, int one)
+{
+	double *t = calloc(reps, sizeof(*t)), m, t0, dt;
+	int r, ret = 0;
+	long n;
+
+	if (!t)
+		return -1;
+	for (r = 0; r < reps && !ret; r++) {
+		t0 = now_us();
+		n = 0;
+		do {
+			ret = one < 0 ? b->read_all(s) : b->read_one(s, (one + n) % s->nr_cgroups);
+			n++;
+			dt = now_us() - t0;
+		} while (!ret && dt < 50000);
+		t[r] = dt / n;
+	}
+	m = ret ? -1 : median(t, reps);
+	free(t);
+	return m;
+}
+
+static int cost(const struct backend *b, struct session *s, int reps)
+{
+	long fds0 = count_fds(), slab0, pcpu0, fds, slab, pcpu, bpf;
+	double t0, setup, read_all, read_one, teardown;
+
+	slab0 = meminfo_kb("Slab");
+	pcpu0 = meminfo_kb("Percpu");
+	t0 = now_us();
+	if (b->open(s)) {
+		b->close(s);
+		return -1;
+	}
+	setup = now_us() - t0;
+	fds = count_fds() - fds0;
+	slab = meminfo_kb("Slab") - slab0;
+	pcpu = meminfo_kb("Percpu") - pcpu0;
+	bpf = bpf_map_kb();
+	read_all = time_reads(b, s, reps, -1);
+	read_one = time_reads(b, s, reps, 0);
+	t0 = now_us();
+	b->close(s);
+	teardown = now_us() - t0;
+	if (read_all < 0 || read_one < 0)
+		return -1;
+	printf("backend=%s cgroups=%d events=%d setup_us=%.0f teardown_us=%.0f "
+	       "read_all_us=%.2f read_one_us=%.2f fds=%ld slab_kb=%ld percpu_kb=%ld bpf_map_kb=%ld\n",
+	       b->name, s->nr_cgroups, s->nr_events, setup, teardown, read_all, read_one,
+	       fds, slab, pcpu, bpf);
+	return 0;
+}
+
+/* ---- count ---- */
+
+static int run_command(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void print_values(const struct session *s, FILE *out)
+{
+	int cg, ev;
+
+	for (cg = 0; cg < s->nr_cgroups; cg++) {
+		for (ev = 0; ev < s->nr_events; ev++)
+			fprintf(out, "%" PRIu64 " %s %s\n",
+				s->values[(size_t)cg * s->nr_events + ev],
+				s->events[ev]->name, s->paths[cg]);
+	}
+}
+
+static int count(const struct backend *b, struct session *s, char **argv, const char *out_path)
+{
+	FILE *out = stdout;
+	int ret;
+
+	if (b->open(s)) {
+		b->close(s);
+		return -1;
+	}
+	ret = run_command(argv);
+	if (ret >= 0 && b->read_all(s))
+		ret = -1;
+	b->close(s);
+	if (ret < 0)
+		return -1;
+	if (out_path && !(out = fopen(out_path, "w"))) {
+		perror(out_path);
+		return -1;
+	}
+	print_values(s, out);
+	if (out != stdout)
+		fclose(out);
+	return ret;
+}
+
+/* ---- ring: the messaging workload ---- */
+
+static int join_cgroup(const char *path)
+{
+	char file[4200];
+	FILE *f;
+	int ret;
+
+	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
+	f = fopen(file, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "0\n") < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* Task @i: read a token from @in, pass it on to @out, @msgs times. */
+static void ring_task(const char *cgroup, int ready, int in, int out, long msgs)
+{
+	char c = 0;
+	long m;
+
+	if (join_cgroup(cgroup)) {
+		perror(cgroup);
+		_exit(1);
+	}
+	if (write(ready, &c, 1) != 1)
+		_exit(1);
+	for (m = 0; m < msgs; m++) {
+		if (read(in, &c, 1) != 1 || write(out, &c, 1) != 1)
+			_exit(1);
+	}
+	_exit(0);
+}
+
+static double cpu_us(struct rusage *ru)
+{
+	return ru->ru_utime.tv_sec * 1e6 + ru->ru_utime.tv_usec +
+	       ru->ru_stime.tv_sec * 1e6 + ru->ru_stime.tv_usec;
+}
+
+static int ring(struct session *s, int tasks, int tokens, long loops)
+{
+	int (*pipes)[2] = calloc(tasks, sizeof(*pipes)), ready[2], i, status, failed = 0;
+	long msgs = loops * tokens;
+	char c = 0;
+	double t0, wall;
+	struct rusage ru;
+
+	if (!pipes || pipe(ready))
+		return -1;
+	for (i = 0; i < tasks; i++) {
+		if (pipe(pipes[i]))
+			return -1;
+	}
+	for (i = 0; i < tasks; i++) {
+		/* spread the tasks evenly over the cgroups of the list */
+		const char *cg = s->paths[(long)i * s->nr_cgroups / tasks];
+
+		if (fork() == 0)
+			ring_task(cg, ready[1], pipes[(i + tasks - 1) % tasks][0], pipes[i][1], msgs);
+	}
+	for (i = 0; i < tasks; i++) {
+		if (read(ready[0], &c, 1) != 1)
+			return -1;
+	}
+	t0 = now_us();
+	for (i = 0; i < tokens; i++) {
+		if (write(pipes[tasks - 1][1], &c, 1) != 1)
+			return -1;
+	}
+	while (wait(&status) > 0)
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+	wall = now_us() - t0;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	for (i = 0; i < tasks; i++) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+	close(ready[0]);
+	close(ready[1]);
+	free(pipes);
+	if (failed)
+		return -1;
+	printf("tasks=%d tokens=%d loops=%ld messages=%ld wall_us_per_msg=%.3f cpu_us_per_msg=%.3f\n",
+	       tasks, tokens, loops, msgs * tasks, wall / (msgs * tasks),
+	       cpu_us(&ru) / (msgs * tasks));
+	return 0;
+}
+
+/* ---- main ---- */
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]\n"
+		"       cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...\n"
+		"       cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]\n"
+		"backends: none percg shared rstat\n");
+}
+
+struct options {
+	const char *backend, *events, *list, *subtree, *out;
+	int reps, tasks, tokens;
+	long loops;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	*o = (struct options){ .backend = "none", .events = "cpu-clock", .subtree = "",
+			       .reps = 3, .tasks = 16, .tokens = 2, .loops = 1000 };
+	while ((c = getopt(argc, argv, "+b:e:f:R:o:r:t:k:l:h")) != -1) {
+		switch (c) {
+		case 'b': o->backend = optarg; break;
+		case 'e': o->events = optarg; break;
+		case 'f': o->list = optarg; break;
+		case 'R': o->subtree = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'r': o->reps = atoi(optarg); break;
+		case 't': o->tasks = atoi(optarg); break;
+		case 'k': o->tokens = atoi(optarg); break;
+		case 'l': o->loops = atol(optarg); break;
+		default: return -1;
+		}
+	}
+	if (!o->list || o->reps < 1 || o->tasks < 2 || o->tokens < 1 || o->tokens > o->tasks ||
+	    o->loops < 1)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct session s = { 0 };
+	struct options o;
+	const struct backend *b;
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int ret = -1;
+
+	if (parse_options(argc - 1, argv + 1, &o)) {
+		usage();
+		return 2;
+	}
+	optind += 1;
+	b = find_backend(o.backend);
+	raise_fd_limit();
+	signal(SIGPIPE, SIG_IGN);
+	if (!b || session_init(&s, o.events, o.list))
+		goto out;
+	s.subtree = o.subtree;
+	if (!strcmp(cmd, "cost"))
+		ret = cost(b, &s, o.reps);
+	else if (!strcmp(cmd, "count") && optind < argc)
+		ret = count(b, &s, argv + optind, o.out);
+	else if (!strcmp(cmd, "ring"))
+		ret = ring(&s, o.tasks, o.tokens, o.loops);
+	else
+		usage();
+out:
+	session_free(&s);
+	return ret < 0 ? 1 : ret;
+}

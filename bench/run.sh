@@ -1,0 +1,51 @@
+#!/bin/bash
+# Run bench/ in one guest boot and make its report (host side; `make bench`,
+# `make bench-quick`, `make bench-smoke`):
+#
+#   bench/run.sh [--mode smoke|quick|full] [--out DIR] [--events LIST] [--configs 'G E D;...']
+#                [--kernel IMAGE]
+#
+# DIR (default bench/results/<UTC time>-<mode>, build/bench/smoke for smoke)
+# gets results.csv (one measurement per row, with machine, kernel and
+# commit), summary.md and the PNG plots (bench/report.py).
+# --events: the event pool (first E are used), e.g. cycles,instructions on
+# bare metal; --configs: replace the mode's configurations.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=quick out= kernel=build/bzImage events= configs=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mode) mode=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--events) events=$2; shift 2 ;;
+	--configs) configs=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	*) sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+case $mode in
+smoke) timeout=300 ;;
+quick) timeout=900 ;;
+full) timeout=7200 ;;
+*) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
+esac
+if [ -z "$out" ]; then
+	[ $mode = smoke ] && out=build/bench/smoke || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
+fi
+mkdir -p "$out"
+rm -f "$out"/results.csv "$out"/*.png
+{
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench bpf tools-perf kernel-patches || echo -dirty)"
+	echo "host=$(uname -r) $(nproc) cpus, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "series=$(git -C build/linux log -1 --format=%h 2>/dev/null || echo unknown)"
+} >"$out/meta.txt"
+env=
+[ -n "$events" ] && env+="BENCH_EVENTS=$events "
+[ -n "$configs" ] && env+="BENCH_CONFIGS='$configs' "
+scripts/vm-run.sh --kernel "$kernel" --timeout $timeout -- \
+	"${env}bench/guest-run.sh $mode $out"
+echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.txt"
+bench/report.py "$out"
+echo "bench: results in $out (summary.md)"

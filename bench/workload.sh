@@ -1,0 +1,49 @@
+#!/bin/bash
+# The workload every counting backend counts (bench/guest.sh runs it under
+# each backend):
+#
+#   bench/workload.sh OUTDIR CGROUP_LIST PIPE_LOOPS RING_LOOPS
+#
+# 1. perf bench sched pipe -G: ping-pong between the first and the last
+#    cgroup of the list (every switch a cgroup switch when G > 1);
+# 2. cgbench ring: 16 tasks spread evenly over the cgroups of the list pass
+#    2 tokens around a ring of pipes.
+# Writes OUTDIR/workload.txt (key=value): start/end stamps (ns), what the
+# counting process (our parent) holds when the workload starts (fds, BPF map
+# memory), Slab and Percpu from /proc/meminfo, the usec/op of both parts,
+# and OUTDIR/truth.txt: the cpu.stat usage of every busy cgroup over the run.
+set -u
+out=$1 list=$2 pipe_loops=$3 ring_loops=$4
+cg_root=/sys/fs/cgroup
+mapfile -t cgroups <"$list"
+n=${#cgroups[@]}
+first=${cgroups[0]} last=${cgroups[n - 1]}
+
+# the cgroups the workload runs in: both pipe ends and the ring's 16 tasks
+busy=("$first" "$last")
+for ((i = 0; i < 16; i++)); do busy+=("${cgroups[i * n / 16]}"); done
+mapfile -t busy < <(printf "%s\n" "${busy[@]}" | sort -u)
+
+usage_usec() { for c in "${busy[@]}"; do awk -v c="$c" '$1 == "usage_usec" { print c, $2 }' "$c/cpu.stat"; done; }
+meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
+bpf_map_kb() { # BPF maps held by process $1
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^map_type:/ { m = 1 } /^memlock:/ { if (m) s += $2; m = 0 }
+		END { print int(s / 1024) }'
+}
+
+{
+	echo "start_ns=$(date +%s%N)"
+	echo "fds=$(ls /proc/$PPID/fd | wc -l)"
+	echo "bpf_map_kb=$(bpf_map_kb $PPID)"
+	echo "slab_kb=$(meminfo_kb Slab)"
+	echo "percpu_kb=$(meminfo_kb Percpu)"
+} >"$out/workload.txt"
+usage_usec >"$out/usage0.txt"
+perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" |
+	awk '/usecs\/op/ { print "pipe_us_per_op=" $1 }' >>"$out/workload.txt"
+cgbench ring -f "$list" -t 16 -k 2 -l "$ring_loops" |
+	tr ' ' '\n' | sed -n 's/^wall_us_per_msg=/ring_us_per_msg=/p; s/^cpu_us_per_msg=/ring_cpu_us_per_msg=/p' \
+	>>"$out/workload.txt"
+usage_usec >"$out/usage1.txt"
+echo "end_ns=$(date +%s%N)" >>"$out/workload.txt"
+join "$out/usage0.txt" "$out/usage1.txt" | awk '{ print $1, ($3 - $2) * 1000 }' >"$out/truth.txt"
