@@ -74,7 +74,7 @@ $(CGC_PC): $(CGC_DIR)/cgcount.pc.in tools-perf/lib.mk
 CGC_TOOLS := $(notdir $(basename $(wildcard tools-perf/tools/*.c)))
 CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 
-$(BUILD)/bin/%: tools-perf/tools/%.c $(CGC_DIR)/cgcount.h $(CGC_LIB_A)
+$(CGC_TOOL_BINS): $(BUILD)/bin/%: tools-perf/tools/%.c $(CGC_DIR)/cgcount.h $(CGC_LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGC_LIB_A) $(CGC_LDLIBS) -lm -o $@
 
@@ -89,14 +89,14 @@ $(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC
 	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
 
 CGC_ASAN_OBJS := $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGC_OUT)/asan/cgrstat.o
+CGC_ASAN_TOOL_BINS := $(addprefix $(CGC_OUT)/asan/bin/,$(CGC_TOOLS))
 CGC_ASAN_LIBS := $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 
-$(CGC_OUT)/asan/bin/%: tools-perf/tools/%.c $(CGC_DIR)/cgcount.h $(CGC_ASAN_OBJS) \
+$(CGC_ASAN_TOOL_BINS): $(CGC_OUT)/asan/bin/%: tools-perf/tools/%.c $(CGC_DIR)/cgcount.h $(CGC_ASAN_OBJS) \
 		$(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGC_ASAN_LIBS) -lm -o $@
 
-CGC_ASAN_TOOL_BINS := $(addprefix $(CGC_OUT)/asan/bin/,$(CGC_TOOLS))
 
 # ---- tests/cgcount (here: the rules need the variables above, and the root
 # Makefile reads tests/*/*.mk before tools-perf/*.mk) ----

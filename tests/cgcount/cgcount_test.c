@@ -4,7 +4,7 @@
  * kernel supports, against truths that do not come from the library under
  * test: the cgroup's cpu.stat usage, and a second session on the classic
  * backend (classic cgroup events, PERF_FLAG_PID_CGROUP) counting the same
- * interval.  A backend this kernel lacks is reported as skipped.
+ * interval, both within 5%.  A backend this kernel lacks is reported as skipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +33,26 @@ static int64_t usage_ns(const char *cg)
 
 	return us < 0 ? us : us * 1000;
 }
+
+/*
+ * The harness ends each test with _exit(), where LeakSanitizer does not
+ * look: in the ASan build, check for leaks at the end of every test.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+static void check_leaks(struct __test_metadata *_metadata)
+{
+	if (__lsan_do_recoverable_leak_check()) {
+		TH_LOG("LeakSanitizer found leaks");
+		_metadata->exit_code = KSFT_FAIL;
+	}
+}
+#else
+static void check_leaks(struct __test_metadata *_metadata)
+{
+	(void)_metadata;
+}
+#endif
 
 FIXTURE(cgc) {
 	struct cgcount *s;		/* the backend under test */
@@ -82,6 +102,7 @@ FIXTURE_TEARDOWN(cgc)
 	cgcount_close(self->classic);
 	if (self->root[0])
 		pcg_cg_destroy_tree(self->root);
+	check_leaks(_metadata);
 }
 
 static void add_both(struct __test_metadata *_metadata, FIXTURE_DATA(cgc) *self,
@@ -124,7 +145,12 @@ TEST_F(cgc, cpu_clock_matches_cpu_stat)
 	       (long long)truth);
 	ASSERT_LT(BUSY_NS / 2, truth);
 	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
-	EXPECT_TRUE(pcg_within_pct(got, classic, 2));
+	/*
+	 * classic cgroup events of a second session: within 5%, as cpu.stat.
+	 * Measured in the TCG guest: 0-0.7%, once 3.1% in the ASan build (the
+	 * classic session was the one off cpu.stat, by 2.6%)
+	 */
+	EXPECT_TRUE(pcg_within_pct(got, classic, 5));
 	/* nothing ran in idle: at most 1% of busy */
 	EXPECT_GT(got / 100, clock_ns(_metadata, self->s, self->idle));
 }
@@ -184,7 +210,7 @@ TEST_F(cgc, add_remove_keeps_others)
 	TH_LOG("busy after add/remove of others: %.0f ns, cpu.stat %lld ns", got,
 	       (long long)truth);
 	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
-	EXPECT_TRUE(pcg_within_pct(got, clock_ns(_metadata, self->classic, self->busy), 2));
+	EXPECT_TRUE(pcg_within_pct(got, clock_ns(_metadata, self->classic, self->busy), 5));
 	EXPECT_EQ(-ENOENT, cgcount_read_path(self->s, self->idle, v));
 	/* a cgroup added late counts from its add only */
 	ASSERT_EQ(0, cgcount_add_path(self->s, self->other));
@@ -343,6 +369,7 @@ TEST(auto_reports_its_choice)
 	if (pcg_kernel_has_attach())
 		EXPECT_EQ(CGCOUNT_SHARED, b);
 	cgcount_close(s);
+	check_leaks(_metadata);
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,148 @@
+#!/bin/bash
+# Guest test of the libcgcount tools (KTAP): a busy loop in cgroup "busy",
+# a sleeper in "idle".
+#  - cgtop --batch on every backend the kernel supports names "busy" first;
+#  - cgroup-exporter serves GET /metrics over loopback to a real HTTP client
+#    (python3 urllib): parseable exposition text with HELP/TYPE lines, and
+#    the busy cgroup's cpu-clock counter grows between two scrapes, by about
+#    the scrape interval, more than the idle one's;
+#  - both exit 0 (with the ASan build: no leaks, no errors).
+# CGC_BIN selects the binaries (default build/bin; the ASan run passes
+# build/cgcount/asan/bin).
+set -u
+BIN=${CGC_BIN:-build/bin}
+ROOT=/sys/fs/cgroup
+NAME=cgtools-$$
+CG=$ROOT/$NAME
+PORT=${CGC_PORT:-9464}
+BACKENDS="auto classic shared rstat"
+n=0
+fail=0
+pids=()
+
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	[ -e "$CG/cgroup.kill" ] && echo 1 > "$CG/cgroup.kill"
+	sleep 0.2
+	rmdir "$CG/busy" "$CG/idle" "$CG" 2>/dev/null
+}
+trap cleanup EXIT
+
+mkdir -p "$CG/busy" "$CG/idle"
+# the exporter listens on loopback, which the guest's init leaves down
+ip link set lo up 2>/dev/null || /usr/sbin/ip link set lo up
+bash -c "echo \$\$ > $CG/busy/cgroup.procs; while :; do :; done" &
+pids+=($!)
+bash -c "echo \$\$ > $CG/idle/cgroup.procs; exec sleep 1000" &
+pids+=($!)
+sleep 0.5
+
+echo "TAP version 13"
+echo "1..$(( $(echo $BACKENDS | wc -w) * 2 + 4 ))"
+
+# ---- cgtop ----
+for b in $BACKENDS; do
+	out=$("$BIN/cgtop" -b "$b" -e cpu-clock -n 5 -d 1 --iterations 2 --batch \
+		-r "^/$NAME/.+" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && echo "$out" | grep -q "not supported by this kernel\|rstat backend not available"; then
+		skip "cgtop -b $b: $(echo "$out" | head -1)"
+		skip "cgtop -b $b exit status"
+		continue
+	fi
+	echo "$out" | sed 's/^/# /'
+	# the last table's first row
+	# the last table's first row, and its count against the second row's
+	first=$(echo "$out" | awk '/^ *1 / { first = $NF; v1 = $2 } /^ *2 / { v2 = $2 }
+		END { if (v1 > 0 && v1 > 10 * v2) print first }')
+	check "cgtop -b $b names the busy cgroup first, with a count" [ "$first" = "/$NAME/busy" ]
+	check "cgtop -b $b exits 0" [ $rc -eq 0 ]
+done
+
+# ---- cgroup-exporter ----
+"$BIN/cgroup-exporter" -p "$PORT" -e cpu-clock,context-switches -r "^/$NAME(/.*)?$" &
+exporter=$!
+pids+=($exporter)
+
+py_out=$(python3 - "$PORT" "$NAME" 2>&1 <<'EOF'
+import re, sys, time, urllib.request, urllib.error
+
+port, name = sys.argv[1], sys.argv[2]
+url = "http://127.0.0.1:%s/metrics" % port
+
+def scrape():
+    for _ in range(100):
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+        except (urllib.error.URLError, ConnectionError):
+            time.sleep(0.1)
+    raise SystemExit("# no answer from " + url)
+
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{cgroup="((?:[^"\\]|\\.)*)"\} ([0-9.e+]+)$')
+
+def parse(text):
+    helps, types, values, bad = set(), {}, {}, []
+    for line in text.splitlines():
+        if line.startswith("# HELP "):
+            helps.add(line.split()[2])
+        elif line.startswith("# TYPE "):
+            types[line.split()[2]] = line.split()[3]
+        elif line.startswith("perf_cgroup_exporter_info"):
+            continue
+        else:
+            m = sample.match(line)
+            if not m:
+                bad.append(line)
+                continue
+            values[(m.group(1), m.group(2))] = float(m.group(3))
+    return helps, types, values, bad
+
+results = []
+def check(what, cond):
+    results.append((what, cond))
+
+status, ctype, text1 = scrape()
+t1 = time.monotonic()
+time.sleep(1.5)
+_, _, text2 = scrape()
+t2 = time.monotonic()
+for line in text2.splitlines()[:12]:
+    print("# " + line)
+h, types, v1, bad1 = parse(text1)
+_, _, v2, bad2 = parse(text2)
+metric = "perf_cgroup_cpu_clock_total"
+busy, idle = "/%s/busy" % name, "/%s/idle" % name
+check("exporter: HTTP 200, text/plain; version=0.0.4",
+      status == 200 and ctype.startswith("text/plain; version=0.0.4"))
+check("exporter: every line parses, HELP and TYPE counter for each metric",
+      not bad1 and not bad2 and metric in h and types.get(metric) == "counter"
+      and types.get("perf_cgroup_context_switches_total") == "counter")
+d_busy = v2.get((metric, busy), 0) - v1.get((metric, busy), 0)
+d_idle = v2.get((metric, idle), 0) - v1.get((metric, idle), 0)
+print("# busy grew %.0f ns, idle %.0f ns in %.2f s between scrapes" % (d_busy, d_idle, t2 - t1))
+# the busy loop shares 2 cpus with the guest: at least a third of the time
+check("exporter: the busy cgroup's cpu-clock counter grows between scrapes",
+      d_busy > (t2 - t1) * 1e9 / 3 and d_busy > 10 * d_idle)
+for what, cond in results:
+    print("RESULT %s %s" % ("ok" if cond else "fail", what))
+EOF
+)
+echo "$py_out" | grep -v '^RESULT '
+nr_results=0
+while read -r _ verdict what; do
+	nr_results=$((nr_results + 1))
+	if [ "$verdict" = ok ]; then ok "$what"; else not_ok "$what"; fi
+done < <(echo "$py_out" | grep '^RESULT ')
+for i in $(seq $((nr_results + 1)) 3); do not_ok "exporter: check $i (no result)"; done
+
+kill -TERM "$exporter"
+wait "$exporter"
+check "exporter exits 0 on SIGTERM" [ $? -eq 0 ]
+exit $fail
