@@ -32,7 +32,7 @@ case $mode in
 smoke)	configs=("2 1 2"); reps=1; pipe_loops=20; ring_loops=3
 	memcg_args="-n 100 -N 1 -c 10 -R 1" ;;
 quick)	configs=("1 2 1" "100 2 1" "1000 2 1" "1000 2 8"); reps=3
-	pipe_loops=300; ring_loops=30; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
+	pipe_loops=200; ring_loops=20; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
 full)	configs=("1 2 1" "10 2 1" "100 2 1" "1000 2 1" "10000 2 1" "1000 1 1" "1000 4 1"
 		 "1000 2 4" "1000 2 8" "10000 2 8"); reps=5
 	pipe_loops=500; ring_loops=50; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
@@ -151,6 +151,19 @@ cost() { # BACKEND G E D LIST SUBTREE
 	done
 }
 
+# bperf's read of every cgroup, which cgbench cannot do in-process: the
+# extra cpu time of perf stat -I 500 (4 interval reads in 2 s) over -I 10000
+# (none), per read (it includes perf formatting G x E lines: an upper bound)
+bperf_read() { # G E D
+	local i cpu=()
+	for i in 10000 500; do
+		cpu+=("$( { TIMEFORMAT="%3U %3S"; time perf stat --bpf-counters -a -x, -e "$(events_of "$2")" \
+			--for-each-cgroup 'cgbl[0-9]*$' -I $i -o /dev/null -- sleep 2 >/dev/null; } 2>&1 |
+			awk '{ print ($1 + $2) * 1000000 }')")
+	done
+	row cost bperf "$1" "$2" "$3" 0 read_all_us "$(awk -v a="${cpu[0]}" -v b="${cpu[1]}" 'BEGIN { print (b - a) / 4 }')" us
+}
+
 memcg() { # memory.stat (read, read+parse) vs the BPF reader, 1 and -c cgroups
 	local many=${memcg_args##*-c } n
 	many=${many%% *}
@@ -182,6 +195,7 @@ for c in "${configs[@]}"; do
 		done
 	done
 	for b in none percg shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
+	bperf_read "$g" "$e" "$d"
 	remove_cgroups "$list"
 done
 echo "# memcg-stat ($((($(now_ns) - start) / 1000000000)) s)"

@@ -114,9 +114,9 @@ def session_table(res, cfg):
 def cost_table(res, cfg):
     out = ["| backend | open+attach us | read all us | read one us | close us | fds | slab kB | percpu kB | BPF map kB |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for b in ["percg", "shared", "rstat"]:
+    for b in ["percg", "bperf", "shared", "rstat"]:
         m = lambda metric: res.median("cost", b, cfg, metric)
-        if m("setup_us") is None:
+        if m("read_all_us") is None:
             continue
         out.append(f"| {b} | {fmt(m('setup_us'))} | {fmt(m('read_all_us'))} | {fmt(m('read_one_us'))} | "
                    f"{fmt(m('teardown_us'))} | {fmt(m('fds'), 0)} | {fmt(m('slab_kb'), 0)} | "

@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
 done
 case $mode in
 smoke) timeout=300 ;;
-quick) timeout=900 ;;
+quick) timeout=1500 ;;
 full) timeout=7200 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
@@ -36,7 +36,7 @@ mkdir -p "$out"
 rm -f "$out"/results.csv "$out"/*.png
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench bpf tools-perf kernel-patches || echo -dirty)"
+	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench bpf kernel-patches tools-perf/examples || echo -dirty)"
 	echo "host=$(uname -r) $(nproc) cpus, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "series=$(git -C build/linux log -1 --format=%h 2>/dev/null || echo unknown)"

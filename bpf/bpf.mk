@@ -108,18 +108,14 @@ bpf: bpf-tools $(CGRSTAT_LIB) $(BUILD)/bin/cgrstat
 
 GUEST_BINS += $(BUILD)/bin/cgrstat
 
-# ---- benchmark programs (bench/bpf-rstat/run.sh runs them in the guest) ----
+# ---- benchmark programs (bench/bpf-rstat/host.sh; `make bench` covers the guest) ----
 BENCH_RSTAT_OUT := $(BUILD)/bench/bpf-rstat
 
 $(BENCH_RSTAT_OUT)/pingpong: bench/bpf-rstat/pingpong.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $< -o $@
 
-$(BENCH_RSTAT_OUT)/readbench: bench/bpf-rstat/readbench.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A)
-	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
-
-GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong $(BENCH_RSTAT_OUT)/readbench
+GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong
 
 # trigger: cgroup-switches perf event vs tp_btf/sched_switch as the collector's trigger
 $(eval $(call BPF_SKEL_RULES,bench/bpf-rstat,$(BENCH_RSTAT_OUT)))

@@ -31,7 +31,7 @@ memcg: $(BUILD)/bin/memcg-stat
 
 GUEST_BINS += $(BUILD)/bin/memcg-stat
 
-# The benchmark (bench/memcg-stat/, run by bench/memcg-stat/run.sh in a guest).
+# The benchmark (bench/memcg-stat/; `make bench` runs it in the guest, bench/guest.sh).
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c memcg/memcg_stat.h \
 		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h $(MEMCG_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)

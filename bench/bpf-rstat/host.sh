@@ -5,6 +5,11 @@
 # flusher only runs when somebody reads):
 #
 #   bench/bpf-rstat/host.sh        (after make bpf build/bench/bpf-rstat/trigger)
+#   scripts/vm-run.sh -- bench/bpf-rstat/host.sh    (the same in the guest)
+#
+# `make bench` (bench/README.md) measures every backend in the guest; this
+# script keeps what only it does: the collector's trigger (tp_btf vs
+# cgroup-switches) and the BPF programs' own run time per call.
 #
 # Pipe ping-pong between cgroups a and b at depth 1 and 8, both tasks on
 # cpu 0, 2 events (cpu-clock, context-switches), modes interleaved in each
