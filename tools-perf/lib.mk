@@ -120,13 +120,15 @@ GUEST_BINS += $(CGC_TEST_OUT)/cgcount_test $(CGC_OUT)/asan/cgcount_test
 cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $(CGC_TOOL_BINS) $(CGC_ASAN_TOOL_BINS) \
 	$(CGC_TEST_OUT)/cgcount_test $(CGC_OUT)/asan/cgcount_test
 
-cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC)
+cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(CGC_DIR)/cgcount.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(CGC_LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CGC_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(CGC_SONAME) $(DESTDIR)$(PREFIX)/lib/libcgcount.so
-	install -m 644 $(CGC_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
+		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/cgcount.pc
 
 # The root Makefile's `make install`: other components may add prerequisites.
 install: cgcount-install

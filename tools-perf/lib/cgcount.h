@@ -33,7 +33,10 @@
  *                    cgroup switch, rstat sums up the tree when read.  Needs
  *                    BPF trampolines (fentry) and the rstat hook; at most
  *                    CGCOUNT_MAX_EVENTS events, every cgroup of the system is
- *                    counted from cgcount_open() on.
+ *                    counted from cgcount_open() on.  A cpu's count is
+ *                    charged at its next cgroup switch, so before each read
+ *                    the reading thread visits every cpu (sched_setaffinity)
+ *                    to charge what runs there now.
  *   CGCOUNT_AUTO     the cheapest one this kernel supports: shared if the
  *                    ioctl is there, else rstat, else classic.
  *                    cgcount_backend() says which was picked.
@@ -52,8 +55,9 @@
  *   - Per-switch events (context-switches, cgroup-switches) go to the cgroup
  *     of the task switched out.
  *   - A cgroup removed from the file system keeps its final counts with the
- *     classic and shared backends; with rstat its counts move to its parent
- *     and reading it fails with -ENOENT.
+ *     classic and shared backends; with rstat its counts move to its parent,
+ *     cgcount_read_id() of it fails with -ENOENT and cgcount_read_all()
+ *     repeats its last reading.  Remove such cgroups from the session.
  *
  * All functions are thread-safe: one mutex per session serialises them, so
  * several threads may read (and add/remove) concurrently.

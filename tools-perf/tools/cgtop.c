@@ -47,6 +47,7 @@ struct row {
 struct snapshot {
 	struct cgcount_reading *r;
 	size_t nr;
+	double when;		/* CLOCK_MONOTONIC seconds */
 };
 
 static volatile sig_atomic_t stop;
@@ -200,8 +201,17 @@ static struct row *make_rows(const struct snapshot *prev, const struct snapshot 
 	return rows;
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* @secs: the time between the two snapshots (the interval plus reading) */
 static void print_table(struct cgcount *s, const struct options *o, const struct row *rows,
-			size_t nr, long iteration)
+			size_t nr, long iteration, double secs)
 {
 	int is_time = !strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock");
 	size_t i;
@@ -209,12 +219,11 @@ static void print_table(struct cgcount *s, const struct options *o, const struct
 	if (!o->batch)
 		printf("\033[H\033[2J");
 	printf("cgtop: %s via the %s backend, %zu cgroups, interval %.2f s, iteration %ld\n",
-	       o->event, cgcount_backend_name(cgcount_backend(s)), nr, o->interval, iteration);
+	       o->event, cgcount_backend_name(cgcount_backend(s)), nr, secs, iteration);
 	printf("%4s %18s %14s %s\n", "RANK", o->event, is_time ? "CPU%" : "PER-SEC", "CGROUP");
 	for (i = 0; i < nr && i < (size_t)o->rows; i++)
 		printf("%4zu %18.0f %14.1f %s\n", i + 1, rows[i].delta,
-		       is_time ? rows[i].delta / (o->interval * 1e9) * 100 :
-				 rows[i].delta / o->interval,
+		       is_time ? rows[i].delta / (secs * 1e9) * 100 : rows[i].delta / secs,
 		       rows[i].path);
 	printf("\n");
 	fflush(stdout);
@@ -224,6 +233,7 @@ static int take_snapshot(struct cgcount *s, struct snapshot *snap)
 {
 	snap->r = NULL;
 	snap->nr = 0;
+	snap->when = now_seconds();
 	if (!cgcount_read_all(s, &snap->r, &snap->nr))
 		return 0;
 	fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
@@ -241,7 +251,7 @@ static int one_iteration(struct cgcount *s, const struct options *o, struct snap
 		return -1;
 	rows = make_rows(prev, &now);
 	if (rows)
-		print_table(s, o, rows, now.nr, iteration);
+		print_table(s, o, rows, now.nr, iteration, now.when - prev->when);
 	free(rows);
 	cgcount_readings_free(prev->r, prev->nr);
 	*prev = now;
