@@ -155,6 +155,32 @@ TEST_F(cgc, cpu_clock_matches_cpu_stat)
 	EXPECT_GT(got / 100, clock_ns(_metadata, self->s, self->idle));
 }
 
+/*
+ * Reads while the task still runs follow it: between cpu.stat read just
+ * before and just after (rstat charges a cpu at its next cgroup switch:
+ * the library must make that switch happen).
+ */
+TEST_F(cgc, live_read_follows_a_running_task)
+{
+	int64_t before, after;
+	double got;
+	pid_t pid;
+
+	add_both(_metadata, self, self->busy);
+	pid = pcg_spawn_busy(self->busy, BUSY_NS, -1, NULL);
+	ASSERT_LT(0, pid);
+	usleep(BUSY_NS / 2 / 1000);
+	before = usage_ns(self->busy);
+	got = clock_ns(_metadata, self->s, self->busy);
+	after = usage_ns(self->busy);
+	ASSERT_EQ(0, pcg_wait(pid));
+	TH_LOG("while running: cpu.stat %lld ns, read %.0f ns, cpu.stat %lld ns",
+	       (long long)before, got, (long long)after);
+	ASSERT_LT(BUSY_NS / 10, before);
+	EXPECT_LE(before * 0.95, got);
+	EXPECT_GE(after * 1.05, got);
+}
+
 /* read_all returns every counted cgroup, sorted, with the same values */
 TEST_F(cgc, read_all_matches_read_one)
 {
