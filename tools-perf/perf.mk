@@ -1,19 +1,29 @@
-# perf, built from tools/perf of the patched 6.12 tree (build/linux), with BPF
-# skeletons (bperf, --bpf-counters). Installed as build/bin/perf, which is on
-# the guest's PATH.
+# perf, built from tools/perf of the patched 6.12 tree with our tools/perf
+# series (tools-perf/patches/series: perf stat --cgroup-backend) applied on
+# top, with BPF skeletons (bperf, --bpf-counters, the rstat backend).
+#
+# build/perf-src is a git worktree of build/linux's HEAD with the series
+# applied by `git am` (tools-perf/apply-patches.sh; recreated when the kernel
+# series or a tools-perf patch changes); perf is built from it into
+# build/perf and installed as build/bin/perf, which is on the guest's PATH.
+# perf test finds the shell tests from build/perf-src/tools/perf.
+PERF_SRC := $(BUILD)/perf-src
 PERF_OUT := $(abspath $(BUILD))/perf
 PERF := $(BUILD)/bin/perf
 PERF_MAKE_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBBABELTRACE=1 \
 	BUILD_BPF_SKEL=1 WERROR=0
 
-.PHONY: perf
+.PHONY: perf perf-src
 perf: $(PERF)
 
-# The tree is re-patched by `make kernel`; perf's own make tracks its sources.
-$(PERF): kernel FORCE
+perf-src: kernel
+	@tools-perf/apply-patches.sh $(KSRC) $(PERF_SRC)
+
+# perf's own make tracks its sources.
+$(PERF): perf-src FORCE
 	@mkdir -p $(PERF_OUT) $(@D)
 	@echo "  PERF    building tools/perf"
-	@$(MAKE) -s -C $(KSRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) >$(PERF_OUT)/build.log 2>&1 || \
+	@$(MAKE) -s -C $(PERF_SRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) >$(PERF_OUT)/build.log 2>&1 || \
 		{ tail -40 $(PERF_OUT)/build.log; echo "error: perf build failed (log: $(PERF_OUT)/build.log)"; exit 1; }
 	@cmp -s $(PERF_OUT)/perf $@ || cp $(PERF_OUT)/perf $@
 
