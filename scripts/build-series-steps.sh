@@ -5,9 +5,11 @@
 #
 #   scripts/build-series-steps.sh        (after `make kernel`)
 #
-# Uses a detached worktree of build/linux (build/series-steps/src) and the
+# Uses a detached worktree of build/linux (build/series-steps/linux) and the
 # test kernel's configuration (build/kbuild/.config) so it never touches
-# the trees `make kernel` builds. Prints one line per build; exits non-zero
+# the trees `make kernel` builds. The worktree and object directories sit
+# side by side as build/linux and build/kbuild do, so the compiler command
+# lines match and ccache serves every file a patch did not change. Prints one line per build; exits non-zero
 # when any fails (log: build/series-steps/<step>.log). Takes one full (ccache)
 # build plus an incremental one per patch: about 10-20 minutes here.
 set -uo pipefail
@@ -15,7 +17,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 LINUX=$BUILD/linux
 OUT=$BUILD/series-steps
-SRC=$OUT/src
+SRC=$OUT/linux
+LINUX_HEAD=$(git -C "$LINUX" rev-parse HEAD)
+FIRST=$(git -C "$LINUX" rev-list --reverse base..HEAD | head -1)
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=$SRC CCACHE_NOHASHDIR=1
 
@@ -26,9 +30,10 @@ if [ ! -d "$SRC" ]; then
 	git -C "$LINUX" worktree add -q --detach "$SRC" base || exit 1
 fi
 
-# build_at COMMIT OBJ-NAME [CONFIG-OPTION-TO-DISABLE...]
+# build_at COMMIT NAME [CONFIG-OPTION-TO-DISABLE...]: builds in $OUT/kbuild
+# (one object directory: each build is incremental on the one before)
 build_at() {
-	local commit=$1 name=$2 obj=$OUT/obj-$2 opt
+	local commit=$1 obj=$OUT/kbuild opt
 	shift 2
 	git -C "$SRC" checkout -q --detach "$commit" || return 1
 	mkdir -p "$obj"
@@ -36,8 +41,7 @@ build_at() {
 	for opt in "$@"; do "$SRC/scripts/config" --file "$obj/.config" --disable "$opt"; done
 	make -s -C "$SRC" O="$obj" ARCH=x86_64 olddefconfig >/dev/null 2>&1 &&
 		for opt in "$@"; do ! grep -q "^CONFIG_$opt=y" "$obj/.config" || return 1; done &&
-		nice make -s -C "$SRC" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" \
-			KCFLAGS=-Werror bzImage
+		nice make -s -C "$SRC" O="$obj" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
 }
 
 step() {
@@ -46,6 +50,9 @@ step() {
 	start=$(date +%s)
 	build_at "$commit" "$name" "$@" >"$OUT/$name.log" 2>&1
 	rc=$?
+	# -Werror would change every compiler command line and miss ccache:
+	# a warning fails the step here instead
+	[ $rc = 0 ] && grep -q "warning:" "$OUT/$name.log" && rc=1
 	printf '%-4s %-58s %4ss\n' "$([ $rc = 0 ] && echo ok || echo FAIL)" \
 		"$name: $(git -C "$LINUX" log -1 --format=%s "$commit" | cut -c1-40)" $(($(date +%s) - start))
 	return $rc
@@ -53,11 +60,11 @@ step() {
 
 failed=0
 n=0
-for commit in $(git -C "$LINUX" rev-list --reverse base..HEAD); do
+for commit in $(git -C "$LINUX" rev-list --reverse base.."$LINUX_HEAD"); do
 	n=$((n + 1))
 	step "$commit" "step$n" || failed=1
 done
-step HEAD no-cgroup-perf CGROUP_PERF || failed=1
-step "$(git -C "$LINUX" rev-list --reverse base..HEAD | head -1)" step1-no-cgroup-perf CGROUP_PERF || failed=1
-step HEAD no-memcg MEMCG || failed=1
+step "$LINUX_HEAD" no-cgroup-perf CGROUP_PERF || failed=1
+step "$FIRST" step1-no-cgroup-perf CGROUP_PERF || failed=1
+step "$LINUX_HEAD" no-memcg MEMCG || failed=1
 exit $failed
