@@ -3,7 +3,7 @@
 #
 # Make WORKTREE a git worktree of the kernel tree SRC (its HEAD: Linux 6.12
 # with kernel-patches/series applied) with tools-perf/patches/series applied
-# on top by `git am`.  Recreated only when SRC's HEAD or a tools-perf patch
+# on top (git apply --cached, patch by patch).  Recreated only when SRC's HEAD or a tools-perf patch
 # changed (key in WORKTREE/.perf-patches-applied); perf's own make then
 # rebuilds what changed.  Fails naming the patch that does not apply.
 set -euo pipefail
@@ -35,24 +35,29 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
 fi
 
 echo "  PERF    applying tools-perf/patches/series on $(git -C "$SRC" log -1 --format=%h HEAD)"
+# Apply the series to a scratch index of SRC's HEAD (the same check as git am
+# --no-3way: each patch must apply exactly), commit that tree, then check the
+# commit out in WT: only the files that differ are rewritten, so perf's make
+# rebuilds only what the change touches.
+base=$(git -C "$SRC" rev-parse HEAD)
+index=$(mktemp)
+trap 'rm -f "$index"' EXIT
+GIT_INDEX_FILE=$index git -C "$SRC" read-tree "$base"
+for p in $(series_patches); do
+	[ -f "$PATCHDIR/$p" ] || die "tools-perf/patches/series names $p, which does not exist"
+	GIT_INDEX_FILE=$index git -C "$SRC" apply --cached "$PATCHDIR/$p" ||
+		die "tools-perf patch $p does not apply to the kernel tree (see above)"
+	echo "  PERF    applied $p"
+done
+tree=$(GIT_INDEX_FILE=$index git -C "$SRC" write-tree)
+commit=$(git -C "$SRC" -c user.name="linux-multicgroup build" -c user.email=build@localhost \
+	commit-tree "$tree" -p "$base" -m "tools-perf/patches/series")
+rm -f "$STAMP"
 if git -C "$WT" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$WT" am --abort >/dev/null 2>&1 || true
-	git -C "$WT" checkout -q --detach "$(git -C "$SRC" rev-parse HEAD)"
-	git -C "$WT" reset -q --hard
-	git -C "$WT" clean -q -fdx -e .perf-patches-applied
+	git -C "$WT" checkout -q -f --detach "$commit"
 else
 	rm -rf "$WT"
 	git -C "$SRC" worktree prune
-	git -C "$SRC" worktree add -q --detach "$(realpath -m "$WT")" HEAD
+	git -C "$SRC" worktree add -q --detach "$(realpath -m "$WT")" "$commit"
 fi
-rm -f "$STAMP"
-for p in $(series_patches); do
-	[ -f "$PATCHDIR/$p" ] || die "tools-perf/patches/series names $p, which does not exist"
-	if ! git -C "$WT" -c user.name="linux-multicgroup build" -c user.email=build@localhost \
-		am -q --no-3way "$PATCHDIR/$p"; then
-		git -C "$WT" am --abort >/dev/null 2>&1 || true
-		die "tools-perf patch $p does not apply to the kernel tree (see above)"
-	fi
-	echo "  PERF    applied $p"
-done
 echo "$want" >"$STAMP"

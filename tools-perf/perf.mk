@@ -3,7 +3,7 @@
 # top, with BPF skeletons (bperf, --bpf-counters, the rstat backend).
 #
 # build/perf-src is a git worktree of build/linux's HEAD with the series
-# applied by `git am` (tools-perf/apply-patches.sh; recreated when the kernel
+# applied (tools-perf/apply-patches.sh; updated when the kernel
 # series or a tools-perf patch changes); perf is built from it into
 # build/perf and installed as build/bin/perf, which is on the guest's PATH.
 # perf test finds the shell tests from build/perf-src/tools/perf.
