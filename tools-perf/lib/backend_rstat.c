@@ -103,14 +103,21 @@ static int read_tree(struct cgcount *s, struct cgrstat_record **recs, size_t *nr
 	return 0;
 }
 
+static int by_id(const void *a, const void *b)
+{
+	const struct cgc_cgroup *x = *(struct cgc_cgroup *const *)a;
+	const struct cgc_cgroup *y = *(struct cgc_cgroup *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* @cgs sorted by id */
 static struct cgc_cgroup *find_in(struct cgc_cgroup **cgs, size_t n, uint64_t id)
 {
-	size_t i;
+	struct cgc_cgroup key = { .id = id }, *k = &key, **found;
 
-	for (i = 0; i < n; i++)
-		if (cgs[i]->id == id)
-			return cgs[i];
-	return NULL;
+	found = bsearch(&k, cgs, n, sizeof(*cgs), by_id);
+	return found ? *found : NULL;
 }
 
 static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
@@ -122,6 +129,7 @@ static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t
 
 	if (ret)
 		return ret;
+	qsort(cgs, n, sizeof(*cgs), by_id);
 	for (i = 0; i < nr; i++) {
 		cg = find_in(cgs, n, recs[i].cgroup_id);
 		if (cg) {
