@@ -1,7 +1,7 @@
 #!/bin/bash
 # All of bench/ in one guest boot (bench/run.sh boots it):
 #
-#   bench/guest.sh MODE OUTDIR        MODE: smoke | quick | full
+#   bench/guest.sh MODE OUTDIR        MODE: smoke | quick | full | profile
 #
 # For each configuration (G cgroups, E events, depth D) the same workload
 # (bench/workload.sh: pipe ping-pong + 16-task ring over the G cgroups) runs
@@ -13,6 +13,8 @@
 #   rstat   the BPF rstat backend (bpf/cgrstat.h)
 # then `cgbench cost` times setup, reads and teardown in-process, and the
 # memcg-stat benchmark reads memory.stat vs the BPF iterator.
+# profile: instead, a kernel profile (perf record -a, cpu-clock) of the pipe
+# ping-pong under each backend at G = 1000, depth 1 and 8: OUTDIR/profile.txt.
 # Rows go to OUTDIR/results.csv (one value per row); bench/report.py makes
 # the tables and plots. BENCH_RAW=1 keeps every session's raw files in
 # OUTDIR/raw. Environment: BENCH_EVENTS (the event pool, first E
@@ -34,9 +36,10 @@ smoke)	configs=("2 1 2"); reps=1; pipe_loops=20; ring_loops=3
 quick)	configs=("1 2 1" "100 2 1" "1000 2 1" "1000 2 8"); reps=3
 	pipe_loops=200; ring_loops=20; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
 full)	configs=("1 2 1" "10 2 1" "100 2 1" "1000 2 1" "10000 2 1" "1000 1 1" "1000 4 1"
-		 "1000 2 4" "1000 2 8" "10000 2 8"); reps=5
+		 "1000 2 4" "1000 2 8"); reps=3
 	pipe_loops=500; ring_loops=50; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
-*) echo "usage: $0 smoke|quick|full OUTDIR" >&2; exit 2 ;;
+profile) configs=("1000 2 1" "1000 2 8"); reps=1; pipe_loops=300; ring_loops=0 ;;
+*) echo "usage: $0 smoke|quick|full|profile OUTDIR" >&2; exit 2 ;;
 esac
 [ -n "${BENCH_CONFIGS:-}" ] && IFS=';' read -ra configs <<<"$BENCH_CONFIGS"
 
@@ -180,22 +183,59 @@ memcg() { # memory.stat (read, read+parse) vs the BPF reader, 1 and -c cgroups
 	done
 }
 
+# profile BACKEND G E D LIST SUBTREE: where the pipe ping-pong's time goes
+profile() {
+	local dir=$tmp/p-$1 first last
+	first=$(head -1 "$5") last=$(tail -1 "$5")
+	rm -rf "$dir"; mkdir -p "$dir"
+	counting "$1" "$(events_of "$3")" "$5" "$6" "$dir" -- \
+		perf record -a -e cpu-clock -F 1000 -q -o "$dir/perf.data" -- \
+		perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" >/dev/null 2>&1
+	{
+		echo "## $1: G=$2 E=$3 depth=$4, perf bench sched pipe -l $pipe_loops, samples by symbol"
+		perf report -i "$dir/perf.data" --no-children --sort sym --stdio -q 2>/dev/null | head -30
+		echo
+	} >>"$out/profile.txt"
+}
+
+if [ "$mode" = profile ]; then
+	rm -f "$out/profile.txt"
+	for c in "${configs[@]}"; do
+		read -r g e d <<<"$c"
+		sub=$(make_cgroups "$g" "$d" "$tmp/list")
+		for b in "${backends[@]}"; do profile "$b" "$g" "$e" "$d" "$tmp/list" "$sub"; done
+		# what perf stat holds open while its workload runs
+		for b in percg bperf; do
+			echo "## fds of perf stat ($b) while counting G=$g: by link target"
+			counting "$b" "$(events_of "$e")" "$tmp/list" "$sub" "$tmp" -- \
+				bash -c 'ls -l /proc/$PPID/fd | awk "NR > 1 { print \$NF }" | sed "s/[0-9]\+/N/g" | sort | uniq -c'
+			echo
+		done >>"$out/profile.txt"
+		remove_cgroups "$tmp/list"
+	done
+	rm -rf "$tmp"
+	exit 0
+fi
+
 failures=0
 start=$(now_ns)
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions"
 for c in "${configs[@]}"; do
 	read -r g e d <<<"$c"
 	list=$tmp/list
-	sub=$(make_cgroups "$g" "$d" "$list")
 	echo "# G=$g E=$e depth=$d ($((($(now_ns) - start) / 1000000000)) s)"
+	sub=$(make_cgroups "$g" "$d" "$list")
+	echo "#   cgroups made ($((($(now_ns) - start) / 1000000000)) s)"
 	for ((rep = 0; rep < reps; rep++)); do
 		for ((i = 0; i < ${#backends[@]}; i++)); do
 			b=${backends[(i + rep) % ${#backends[@]}]}
 			session "$b" "$g" "$e" "$d" "$rep" "$list" "$sub"
+			echo "#   $b rep $rep done ($((($(now_ns) - start) / 1000000000)) s)"
 		done
 	done
 	for b in none percg shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
 	bperf_read "$g" "$e" "$d"
+	echo "#   cost done ($((($(now_ns) - start) / 1000000000)) s)"
 	remove_cgroups "$list"
 done
 echo "# memcg-stat ($((($(now_ns) - start) / 1000000000)) s)"

@@ -2,7 +2,7 @@
 # Run bench/ in one guest boot and make its report (host side; `make bench`,
 # `make bench-quick`, `make bench-smoke`):
 #
-#   bench/run.sh [--mode smoke|quick|full] [--out DIR] [--events LIST] [--configs 'G E D;...']
+#   bench/run.sh [--mode smoke|quick|full|profile] [--out DIR] [--events LIST] [--configs 'G E D;...']
 #                [--kernel IMAGE]
 #
 # DIR (default bench/results/<UTC time>-<mode>, build/bench/smoke for smoke)
@@ -25,8 +25,9 @@ while [ $# -gt 0 ]; do
 done
 case $mode in
 smoke) timeout=300 ;;
-quick) timeout=1500 ;;
+quick) timeout=3600 ;;
 full) timeout=7200 ;;
+profile) timeout=1200 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 if [ -z "$out" ]; then
@@ -47,5 +48,9 @@ env=
 scripts/vm-run.sh --kernel "$kernel" --timeout $timeout -- \
 	"${env}bench/guest-run.sh $mode $out"
 echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.txt"
-bench/report.py "$out"
-echo "bench: results in $out (summary.md)"
+if [ $mode = profile ]; then
+	echo "bench: kernel profiles in $out/profile.txt"
+else
+	bench/report.py "$out"
+	echo "bench: results in $out (summary.md)"
+fi
