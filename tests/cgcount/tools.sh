@@ -5,7 +5,7 @@
 #  - cgroup-exporter serves GET /metrics over loopback to a real HTTP client
 #    (python3 urllib): parseable exposition text with HELP/TYPE lines, and
 #    the busy cgroup's cpu-clock counter grows between two scrapes, by about
-#    the scrape interval, more than the idle one's;
+#    the scrape interval, more than the idle one's; other paths are 404;
 #  - both exit 0 (with the ASan build: no leaks, no errors).
 # CGC_BIN selects the binaries (default build/bin; the ASan run passes
 # build/cgcount/asan/bin).
@@ -44,7 +44,7 @@ pids+=($!)
 sleep 0.5
 
 echo "TAP version 13"
-echo "1..$(( $(echo $BACKENDS | wc -w) * 2 + 4 ))"
+echo "1..$(( $(echo $BACKENDS | wc -w) * 2 + 5 ))"
 
 # ---- cgtop ----
 for b in $BACKENDS; do
@@ -130,6 +130,12 @@ print("# busy grew %.0f ns, idle %.0f ns in %.2f s between scrapes" % (d_busy, d
 # the busy loop shares 2 cpus with the guest: at least a third of the time
 check("exporter: the busy cgroup's cpu-clock counter grows between scrapes",
       d_busy > (t2 - t1) * 1e9 / 3 and d_busy > 10 * d_idle)
+try:
+    with urllib.request.urlopen(url.replace("/metrics", "/nope"), timeout=10) as r:
+        code = r.status
+except urllib.error.HTTPError as e:
+    code = e.code
+check("exporter: other paths answer 404", code == 404)
 for what, cond in results:
     print("RESULT %s %s" % ("ok" if cond else "fail", what))
 EOF
@@ -140,7 +146,7 @@ while read -r _ verdict what; do
 	nr_results=$((nr_results + 1))
 	if [ "$verdict" = ok ]; then ok "$what"; else not_ok "$what"; fi
 done < <(echo "$py_out" | grep '^RESULT ')
-for i in $(seq $((nr_results + 1)) 3); do not_ok "exporter: check $i (no result)"; done
+for i in $(seq $((nr_results + 1)) 4); do not_ok "exporter: check $i (no result)"; done
 
 kill -TERM "$exporter"
 wait "$exporter"
