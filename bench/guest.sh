@@ -15,7 +15,9 @@
 # memcg-stat benchmark reads memory.stat vs the BPF iterator.
 # profile: instead, a kernel profile (perf record -a, cpu-clock) of the pipe
 # ping-pong under each backend at G = 1000, depth 1 and 8: OUTDIR/profile.txt.
-# Rows go to OUTDIR/results.csv (one value per row); bench/report.py makes
+# Spans (session setup and teardown, workload parts, progress) are timed
+# with the host's clock (bench/host-clock.sh). Rows go to OUTDIR/results.csv
+# (one value per row); bench/report.py makes
 # the tables and plots. BENCH_RAW=1 keeps every session's raw files in
 # OUTDIR/raw. Environment: BENCH_EVENTS (the event pool, first E
 # are used; default cpu-clock,context-switches,task-clock,page-faults).
@@ -43,7 +45,8 @@ profile) configs=("1000 2 1" "1000 2 8"); reps=1; pipe_loops=300; ring_loops=0 ;
 esac
 [ -n "${BENCH_CONFIGS:-}" ] && IFS=';' read -ra configs <<<"$BENCH_CONFIGS"
 
-now_ns() { date +%s%N; }
+. bench/host-clock.sh
+now_ns() { host_ns; }
 meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
 # row GROUP BACKEND G E D REP METRIC VALUE UNIT
 row() { local IFS=,; echo "$*" >>"$csv"; }
@@ -80,15 +83,35 @@ events_of() { local IFS=,; echo "${event_pool[*]:0:$1}"; }
 # counts in DIR/counts.txt ("value event cgroup", cpu-clock in ns).
 # A backend is one case here (perf stat --cgroup-backend= will replace the
 # cgbench lines once perf has it).
+# perf stat --cgroup-backend (tools-perf/patches): percg must ask for
+# events, as auto picks shared on this kernel; with the option, shared and
+# rstat run through perf too (BENCH_DRIVER=cgbench: through cgbench).
+if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then
+	percg_opt=--cgroup-backend=events
+	[ "${BENCH_DRIVER:-perf}" = perf ] && perf_backends=1
+else
+	percg_opt= perf_backends=
+fi
+perf_stat() { # DIR EVENTS OPTIONS... -- COMMAND
+	local dir=$1 ev=$2
+	shift 2
+	perf stat -a -x, -e "$ev" --for-each-cgroup 'cgbl[0-9]*$' -o "$dir/perf.txt" "$@"
+}
+
 counting() {
 	local b=$1 ev=$2 list=$3 sub=$4 dir=$5
-	shift 6
+	shift 5
 	case $b in
-	none) "$@" ;;
-	percg) perf stat -a -x, -e "$ev" --for-each-cgroup 'cgbl[0-9]*$' -o "$dir/perf.txt" -- "$@" ;;
-	bperf) perf stat --bpf-counters -a -x, -e "$ev" --for-each-cgroup 'cgbl[0-9]*$' \
-		-o "$dir/perf.txt" -- "$@" ;;
-	shared|rstat) cgbench count -b "$b" -e "$ev" -f "$list" -R "$sub" -o "$dir/counts.txt" -- "$@" ;;
+	none) shift; "$@" ;;
+	percg) perf_stat "$dir" "$ev" $percg_opt "$@" ;;
+	bperf) perf_stat "$dir" "$ev" --bpf-counters "$@" ;;
+	shared|rstat)
+		if [ -n "$perf_backends" ]; then
+			perf_stat "$dir" "$ev" --cgroup-backend=$b "$@"
+		else
+			shift
+			cgbench count -b "$b" -e "$ev" -f "$list" -R "$sub" -o "$dir/counts.txt" -- "$@"
+		fi ;;
 	esac
 	[ -f "$dir/perf.txt" ] && perf_counts "$dir/perf.txt" >"$dir/counts.txt"
 	return 0
@@ -130,7 +153,9 @@ session() { # BACKEND G E D REP LIST SUBTREE
 	row $r setup_ms $(((w[start_ns] - t0) / 1000000)) ms
 	row $r teardown_ms $(((t1 - w[end_ns]) / 1000000)) ms
 	row $r pipe_us_per_op "${w[pipe_us_per_op]}" us
+	row $r pipe_host_us_per_op "${w[pipe_host_us_per_op]}" us
 	row $r ring_us_per_msg "${w[ring_us_per_msg]}" us
+	row $r ring_host_us_per_msg "${w[ring_host_us_per_msg]}" us
 	row $r ring_cpu_us_per_msg "${w[ring_cpu_us_per_msg]}" us
 	row $r fds "$([ "$b" = none ] && echo 0 || echo "${w[fds]}")" fds
 	row $r slab_kb $((w[slab_kb] - slab0)) kB
@@ -213,13 +238,15 @@ if [ "$mode" = profile ]; then
 		done >>"$out/profile.txt"
 		remove_cgroups "$tmp/list"
 	done
-	rm -rf "$tmp"
+	rm -rf "$tmp" build/bench/.host-clock-*
 	exit 0
 fi
 
 failures=0
 start=$(now_ns)
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions"
+echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend" || echo cgbench)"
+echo "driver=$([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend=events|bpf|shared|rstat" || echo "perf stat (percg, bperf), cgbench (shared, rstat)")" >>"$out/meta.txt"
 for c in "${configs[@]}"; do
 	read -r g e d <<<"$c"
 	list=$tmp/list
@@ -241,5 +268,5 @@ done
 echo "# memcg-stat ($((($(now_ns) - start) / 1000000000)) s)"
 memcg
 echo "# done in $((($(now_ns) - start) / 1000000000)) s, $failures failures"
-rm -rf "$tmp"
+rm -rf "$tmp" build/bench/.host-clock-*
 [ $failures = 0 ]

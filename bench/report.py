@@ -94,18 +94,24 @@ def fmt(x, digits=1):
     return f"{x:.{digits}f}"
 
 
+# the programs' own usec/op (guest clock) and the host-timed spans (with
+# the programs' start-up)
+PIPE, RING = "pipe_us_per_op", "ring_us_per_msg"
+HPIPE, HRING = "pipe_host_us_per_op", "ring_host_us_per_msg"
+
+
 def session_table(res, cfg):
-    out = ["| backend | pipe us/op | pipe overhead | ring us/msg | ring overhead | session setup ms | "
-           "teardown ms | fds | slab kB | BPF map kB | cpu-clock error |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out = ["| backend | pipe us/op | pipe overhead | (host clock) | ring us/msg | ring overhead | (host clock) | "
+           "session setup ms | teardown ms | fds | slab kB | BPF map kB | cpu-clock error |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for b in BACKENDS:
         m = lambda metric: res.median("session", b, cfg, metric)
-        if m("pipe_us_per_op") is None:
+        if m(PIPE) is None:
             continue
         ov = lambda metric: "" if b == "none" else fmt(res.overhead(b, cfg, metric)) + " %"
         err = m("cpu_clock_err_pct")
-        out.append(f"| {b} | {fmt(m('pipe_us_per_op'))} | {ov('pipe_us_per_op')} | "
-                   f"{fmt(m('ring_us_per_msg'))} | {ov('ring_us_per_msg')} | {fmt(m('setup_ms'))} | "
+        out.append(f"| {b} | {fmt(m(PIPE))} | {ov(PIPE)} | {ov(HPIPE)} | "
+                   f"{fmt(m(RING))} | {ov(RING)} | {ov(HRING)} | {fmt(m('setup_ms'))} | "
                    f"{fmt(m('teardown_ms'))} | {fmt(m('fds'), 0)} | {fmt(m('slab_kb'), 0)} | "
                    f"{fmt(m('bpf_map_kb'), 0)} | {'' if err is None else fmt(err, 2) + ' %'} |")
     return out
@@ -146,7 +152,8 @@ def targets(res):
     if cfg not in res.configs():
         return ["(no G=1000, E=2, depth 1 configuration in this run)"]
     out = []
-    for metric, name in [("pipe_us_per_op", "pipe"), ("ring_us_per_msg", "ring")]:
+    for metric, name in [(PIPE, "pipe"), (RING, "ring"), (HPIPE, "pipe, host clock"),
+                         (HRING, "ring, host clock")]:
         sh, pc, bp = (res.overhead(b, cfg, metric) for b in ("shared", "percg", "bperf"))
         ok = None if None in (sh, pc, bp) else (sh <= max(pc, 0) / 4 and sh < bp)
         out.append(f"- {name}: shared overhead {fmt(sh)} % vs per-cgroup {fmt(pc)} % (target <= 1/4: "
@@ -161,7 +168,7 @@ def targets(res):
                f"{verdict(None if None in (s_sh, s_pc) else s_sh * 10 < s_pc)}")
     ss_sh, ss_pc = res.median("session", "shared", cfg, "setup_ms"), res.median("session", "percg", cfg, "setup_ms")
     out.append(f"  (whole tool start-up to workload start: shared {fmt(ss_sh)} ms, perf stat per-cgroup {fmt(ss_pc)} ms)")
-    for metric, name in [("pipe_us_per_op", "pipe"), ("ring_us_per_msg", "ring")]:
+    for metric, name in [(PIPE, "pipe"), (RING, "ring")]:
         d1 = res.median("session", "rstat", (1000, 2, 1), metric)
         d8 = res.median("session", "rstat", (1000, 2, 8), metric)
         o1 = res.overhead("rstat", (1000, 2, 1), metric)
@@ -220,7 +227,7 @@ def plots(d, res):
     g_axis = sorted(c for c in e2 if c[2] == min(x[2] for x in e2))
     deepest = max(e2, key=lambda c: (c[2], c[0]))
     d_axis = sorted((c for c in e2 if c[0] == deepest[0]), key=lambda c: c[2])
-    for metric, name in [("pipe_us_per_op", "pipe ping-pong"), ("ring_us_per_msg", "16-task ring")]:
+    for metric, name in [(PIPE, "pipe ping-pong"), (RING, "16-task ring")]:
         for axis, xi, xlabel, logx, tag in [
                 (g_axis, 0, f"cgroups G (E = 2, depth {g_axis[0][2]})", True, "G"),
                 (d_axis, 2, f"depth of the G = {deepest[0]} leaves (E = 2)", False, "depth")]:
@@ -251,7 +258,11 @@ def main():
               "those of an emulated CPU (a context switch costs hundreds of microseconds), and PMU "
               "reprogramming at cgroup switch, the cost that hardware events add, is absent. "
               "Medians of the repetitions; overheads are paired per repetition against no counting "
-              "(backends interleaved).", ""]
+              "(backends interleaved). us/op are the programs' own (guest clock: refined-jiffies, 4 ms "
+              "ticks, which drifts and jumps against real time under host load); the (host clock) "
+              "columns time the same parts with the host's clock (bench/host-clock.sh), start-up of "
+              "the programs included. Setup and teardown use the host clock, the in-process costs "
+              "the guest clock.", ""]
     lines += ["## Targets (G = 1000, E = 2)", ""] + targets(res) + [""]
     for cfg in res.configs():
         lines += [f"## G = {cfg[0]}, E = {cfg[1]}, depth {cfg[2]}", "", "Workload under each backend:", ""]
@@ -265,8 +276,9 @@ def main():
     pngs = plots(d, res)
     if pngs:
         lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
-    lines += ["Columns: pipe = `perf bench sched pipe -G` between the first and last cgroup; ring = "
-              "16 tasks over the G cgroups passing 2 tokens (cgbench ring); session setup = from the "
+    lines += ["Columns: pipe = `perf bench sched pipe -G` between the first and last cgroup (usecs/op "
+              "as it prints it); ring = 16 tasks over the G cgroups passing 2 tokens (cgbench ring), "
+              "wall time per message; session setup = from the "
               "counting tool's start to the workload's start (process start, open, attach; none = "
               "fork/exec only); fds, slab, BPF map memory: held by the counting process when the "
               "workload starts (slab: /proc/meminfo delta, noisy); cpu-clock error: mean |count / "

@@ -8,9 +8,10 @@
 #    cgroup of the list (every switch a cgroup switch when G > 1);
 # 2. cgbench ring: 16 tasks spread evenly over the cgroups of the list pass
 #    2 tokens around a ring of pipes.
-# Writes OUTDIR/workload.txt (key=value): start/end stamps (ns), what the
-# counting process (our parent) holds when the workload starts (fds, BPF map
-# memory), Slab and Percpu from /proc/meminfo, the usec/op of both parts,
+# Writes OUTDIR/workload.txt (key=value): start/end stamps, what the counting
+# process (our parent) holds when the workload starts (fds, BPF map memory),
+# Slab and Percpu from /proc/meminfo, the usec/op of both parts by the
+# guest clock (the programs' own) and by the host clock (host_ns below),
 # and OUTDIR/truth.txt: the cpu.stat usage of every busy cgroup over the run.
 set -u
 out=$1 list=$2 pipe_loops=$3 ring_loops=$4
@@ -18,6 +19,7 @@ cg_root=/sys/fs/cgroup
 mapfile -t cgroups <"$list"
 n=${#cgroups[@]}
 first=${cgroups[0]} last=${cgroups[n - 1]}
+. "$(dirname "$0")/host-clock.sh"
 
 # the cgroups the workload runs in: both pipe ends and the ring's 16 tasks
 busy=("$first" "$last")
@@ -30,20 +32,28 @@ bpf_map_kb() { # BPF maps held by process $1
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^map_type:/ { m = 1 } /^memlock:/ { if (m) s += $2; m = 0 }
 		END { print int(s / 1024) }'
 }
+per_op() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f\n", (b - a) / 1000 / n }'; }
 
 {
-	echo "start_ns=$(date +%s%N)"
+	echo "start_ns=$(host_ns)"
 	echo "fds=$(ls /proc/$PPID/fd | wc -l)"
 	echo "bpf_map_kb=$(bpf_map_kb $PPID)"
 	echo "slab_kb=$(meminfo_kb Slab)"
 	echo "percpu_kb=$(meminfo_kb Percpu)"
 } >"$out/workload.txt"
 usage_usec >"$out/usage0.txt"
+t0=$(host_ns)
 perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" |
 	awk '/usecs\/op/ { print "pipe_us_per_op=" $1 }' >>"$out/workload.txt"
+t1=$(host_ns)
 cgbench ring -f "$list" -t 16 -k 2 -l "$ring_loops" |
 	tr ' ' '\n' | sed -n 's/^wall_us_per_msg=/ring_us_per_msg=/p; s/^cpu_us_per_msg=/ring_cpu_us_per_msg=/p' \
 	>>"$out/workload.txt"
+t2=$(host_ns)
 usage_usec >"$out/usage1.txt"
-echo "end_ns=$(date +%s%N)" >>"$out/workload.txt"
+{
+	echo "pipe_host_us_per_op=$(per_op "$t0" "$t1" "$pipe_loops")"
+	echo "ring_host_us_per_msg=$(per_op "$t1" "$t2" $((16 * 2 * ring_loops)))"
+	echo "end_ns=$(host_ns)"
+} >>"$out/workload.txt"
 join "$out/usage0.txt" "$out/usage1.txt" | awk '{ print $1, ($3 - $2) * 1000 }' >"$out/truth.txt"
