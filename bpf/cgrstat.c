@@ -322,6 +322,7 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	if (!kernel_has_func("css_set_move_task"))
 		bpf_program__set_autoload(skel->progs.cgrstat_migrate, false);
 	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
+	bpf_map__set_max_entries(skel->maps.synced_cgroup, s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.records, s->max_records);
@@ -476,6 +477,24 @@ static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *pa
 	return 0;
 }
 
+/*
+ * The collector charges a cpu's counts at cgroup switches: bring every cpu's
+ * counts since its last switch up to now, by running cgrstat_sync on each
+ * cpu (offline cpus fail with ENXIO and have nothing to charge).
+ */
+static void sync_cpus(struct cgrstat *s)
+{
+	int fd = bpf_program__fd(s->skel->progs.cgrstat_sync);
+	int cpu;
+
+	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
+			    .cpu = cpu);
+
+		bpf_prog_test_run_opts(fd, &opts);
+	}
+}
+
 /* Run an iterator over the cgroup at @path (or @id) in @order, read it whole. */
 static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *path, uint64_t id,
 		    enum bpf_cgroup_iter_order order, char *buf, size_t len)
@@ -489,6 +508,7 @@ static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *pat
 	ret = make_iter(s, prog, path, id, order, &link);
 	if (ret)
 		return ret;
+	sync_cpus(s);
 	iter_fd = bpf_iter_create(bpf_link__fd(link));
 	if (iter_fd < 0) {
 		ret = S_ERR(s, errno, "bpf_iter_create: %s", strerror(errno));

@@ -128,6 +128,18 @@ struct {
 	__type(value, __u8);
 } dead_cgroups SEC(".maps");
 
+/*
+ * Per cpu: the cgroup that cgrstat_sync last charged on that cpu outside a
+ * cgroup switch, which the next reader marks updated before flushing
+ * (the sync program cannot call the rstat kfuncs).  Sized by the loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} synced_cgroup SEC(".maps");
+
 __u32 nr_records;
 __u32 records_dropped;
 /* statistics for tests and diagnostics */
@@ -139,6 +151,9 @@ __u64 nr_gc;
 /* 6.1 .. 6.15 */
 extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
 extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
+/* 6.2+: to mark the cgroups cgrstat_sync charged */
+extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 /* 6.16+ */
 extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
 extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
@@ -205,8 +220,9 @@ static struct cgrp_total *get_total(__u64 id)
 
 /* Charge what the cpu counted since its last reading to @cgrp.  At a context
  * switch (@at_switch), also the increment the switch is about to add to the
- * events in switch_events. */
-static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_switch)
+ * events in switch_events.  Returns the slot's cgroup id, 0 if nothing was
+ * charged; the caller marks (cgroup, cpu) updated for rstat. */
+static __always_inline __u64 charge(struct cgroup *cgrp, __u32 cpu, bool at_switch)
 {
 	struct bpf_perf_event_value now;
 	struct cgrp_cpu_slot *slot;
@@ -216,7 +232,7 @@ static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_swit
 	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
 	slot = get_slot(cgrp_id(cgrp));
 	if (!prev || !slot)
-		return;
+		return 0;
 
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
 		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now))) {
@@ -233,7 +249,34 @@ static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_swit
 		prev->last[i].running = now.running;
 	}
 	prev->charged++;
-	mark_updated(cgrp, cpu);
+	return cgrp_id(cgrp);
+}
+
+static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_switch)
+{
+	if (charge(cgrp, cpu, at_switch))
+		mark_updated(cgrp, cpu);
+}
+
+/*
+ * Run by the reader on every cpu (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, in an IPI, like bperf's trigger_read): charge what
+ * the cpu counted since its last cgroup switch to the cgroup running there,
+ * so that a read includes tasks that have been running since then.  The
+ * reader marks the cgroup updated (see mark_synced) before it flushes.
+ */
+SEC("raw_tp")
+int cgrstat_sync(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 id, *synced;
+
+	id = charge(task_dfl_cgroup(task), cpu, false);
+	synced = bpf_map_lookup_elem(&synced_cgroup, &cpu);
+	if (id && synced)
+		*synced = id;
+	return 0;
 }
 
 SEC("tp_btf/sched_switch")
@@ -364,10 +407,35 @@ static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
  * visits.  Readers run under cgroup_mutex, as does the flush of a released
  * cgroup, so released cgroups are completely flushed here: forget them.
  */
+/* Mark what cgrstat_sync charged on each cpu updated, so the flush takes it. */
+static __always_inline void mark_synced(void)
+{
+	struct cgroup *cgrp;
+	__u64 *synced;
+	__u32 i, key;
+
+	if (!bpf_ksym_exists(bpf_cgroup_from_id))
+		return;
+	/* the index stays in a register (the key's address is taken) */
+	for (i = 0; i < CGRSTAT_MAX_CPUS && i < nr_cpus; i++) {
+		key = i;
+		synced = bpf_map_lookup_elem(&synced_cgroup, &key);
+		if (!synced || !*synced)
+			continue;
+		cgrp = bpf_cgroup_from_id(*synced);
+		*synced = 0;
+		if (!cgrp)
+			continue;	/* released: marked when its last task left */
+		mark_updated(cgrp, i);
+		bpf_cgroup_release(cgrp);
+	}
+}
+
 static __always_inline void flush_if_first(struct bpf_iter_meta *meta, struct cgroup *cgrp)
 {
 	if (meta->seq_num != 0)
 		return;
+	mark_synced();
 	flush_subtree(cgrp);
 	bpf_for_each_map_elem(&dead_cgroups, forget_cgroup, NULL, 0);
 }

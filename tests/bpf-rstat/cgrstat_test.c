@@ -609,6 +609,35 @@ TEST_F(cg, migration)
 	}
 }
 
+/*
+ * A task spinning since its last switch is counted up to the read: the
+ * read charges every cpu's tail (cgrstat_sync), without waiting for the
+ * task to switch out.  cpu.stat just before and just after the read
+ * brackets what it must return.
+ */
+TEST_F(cg, running_task_counted_at_read)
+{
+	char cmd[1 + sizeof(int)] = { 's' }, reply;
+	int ms = 1500;
+	long long before, after;
+	uint64_t ours;
+
+	ASSERT_EQ(0, cg_create("run"));
+	ASSERT_EQ(0, worker_start(&self->w[0], "run"));
+	memcpy(cmd + 1, &ms, sizeof(ms));
+	ASSERT_EQ((ssize_t)sizeof(cmd), write(self->w[0].cmd_fd, cmd, sizeof(cmd)));
+	usleep(600000);
+	before = cg_usage_ns("run");
+	ours = read_counter(_metadata, self->s, "run", EV_CLOCK);
+	after = cg_usage_ns("run");
+	ASSERT_EQ(1, read(self->w[0].reply_fd, &reply, 1));	/* spin done */
+	TH_LOG("while running: cgrstat %llu ns, cpu.stat %lld..%lld ns",
+	       (unsigned long long)ours, before, after);
+	EXPECT_LT(0, before);
+	EXPECT_LE(before * 95 / 100, (long long)ours);
+	EXPECT_GE(after * 105 / 100, (long long)ours);
+}
+
 /* A cpu that goes idle charges nothing more to the cgroup that ran last. */
 TEST_F(cg, idle_cpu_charges_nothing)
 {
