@@ -16,16 +16,22 @@ PERF_MAKE_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBBABELT
 .PHONY: perf perf-src
 perf: $(PERF)
 
+# Two makes (two helpers, make check and a bench) building perf into the
+# same tree at once produced a broken link: one at a time.
+PERF_LOCK := $(BUILD)/perf.lock
+
 perf-src: kernel
-	@tools-perf/apply-patches.sh $(KSRC) $(PERF_SRC)
+	@mkdir -p $(BUILD)
+	@flock $(PERF_LOCK) tools-perf/apply-patches.sh $(KSRC) $(PERF_SRC)
 
 # perf's own make tracks its sources.
 $(PERF): perf-src FORCE
 	@mkdir -p $(PERF_OUT) $(@D)
 	@echo "  PERF    building tools/perf"
-	@$(MAKE) -s -C $(PERF_SRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) >$(PERF_OUT)/build.log 2>&1 || \
+	@flock $(PERF_LOCK) $(MAKE) -s -C $(PERF_SRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) \
+		>$(PERF_OUT)/build.log 2>&1 || \
 		{ tail -40 $(PERF_OUT)/build.log; echo "error: perf build failed (log: $(PERF_OUT)/build.log)"; exit 1; }
-	@cmp -s $(PERF_OUT)/perf $@ || cp $(PERF_OUT)/perf $@
+	@flock $(PERF_LOCK) sh -c 'cmp -s $(PERF_OUT)/perf $@ || cp $(PERF_OUT)/perf $@'
 
 .PHONY: FORCE
 FORCE:
