@@ -173,33 +173,11 @@ static void minus_base(struct cgcount *s, struct cgc_cgroup *cg, const struct cg
 	}
 }
 
-/*
- * cgrstat charges what a cpu counted at its next cgroup switch: a task
- * spinning alone on a cpu is charged nothing until it switches out.  Running
- * this thread on every cpu in turn (each move goes through the cpu's
- * stopper thread, in the root cgroup) charges every cpu's tail up to now.
- */
-static void charge_running_tails(struct cgcount *s)
-{
-	cpu_set_t saved, one;
-	int i;
-
-	if (sched_getaffinity(0, sizeof(saved), &saved))
-		return;
-	for (i = 0; i < s->nr_cpus; i++) {
-		CPU_ZERO(&one);
-		CPU_SET(s->cpus[i], &one);
-		sched_setaffinity(0, sizeof(one), &one);
-	}
-	sched_setaffinity(0, sizeof(saved), &saved);
-}
-
 static int rstat_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
 	struct cgcount_value now[CGCOUNT_MAX_EVENTS];
 	int ret;
 
-	charge_running_tails(s);
 	ret = read_one_record(s, cg, now);
 
 	if (!ret)
@@ -231,7 +209,6 @@ static int rstat_read_all(struct cgcount *s)
 	size_t nr, i;
 	int ret;
 
-	charge_running_tails(s);
 	ret = read_tree(s, &recs, &nr);
 	if (ret)
 		return ret;

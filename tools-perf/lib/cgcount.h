@@ -33,10 +33,9 @@
  *                    cgroup switch, rstat sums up the tree when read.  Needs
  *                    BPF trampolines (fentry) and the rstat hook; at most
  *                    CGCOUNT_MAX_EVENTS events, every cgroup of the system is
- *                    counted from cgcount_open() on.  A cpu's count is
- *                    charged at its next cgroup switch, so before each read
- *                    the reading thread visits every cpu (sched_setaffinity)
- *                    to charge what runs there now.
+ *                    counted from cgcount_open() on.  Each read first
+ *                    charges what every cpu counted since its last cgroup
+ *                    switch (a BPF program run on each cpu).
  *   CGCOUNT_AUTO     the cheapest one this kernel supports: shared if the
  *                    ioctl is there, else rstat, else classic.
  *                    cgcount_backend() says which was picked.
