@@ -49,8 +49,12 @@ kernel-debug: deps
 kernel-bench: deps
 	@scripts/build-kernel.sh bench
 
-# Fragments of the components.
-include $(sort $(wildcard */*.mk tests/*/*.mk))
+# Fragments of the components. A rule's prerequisites are expanded when make
+# reads it, so a fragment must come after the fragments whose variables it
+# names there: the BPF toolchain (bpf/bpf.mk) first, the tests last.
+include bpf/bpf.mk
+include $(sort $(filter-out bpf/bpf.mk,$(wildcard */*.mk)))
+include $(sort $(wildcard tests/*/*.mk))
 
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS)
 
