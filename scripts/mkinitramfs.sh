@@ -13,7 +13,7 @@ case $(ldd "$BUSYBOX" 2>&1) in *"not a dynamic"*) ;; *) false ;; esac ||
 	{ echo "error: $BUSYBOX is not the static busybox (make deps installs busybox-static)" >&2; exit 1; }
 
 STAGE=$(mktemp -d "${OUT%/*}/initramfs.XXXXXX")
-trap 'rm -rf "$STAGE"' EXIT
+trap 'rm -rf "$STAGE" "$STAGE.cpio.gz"' EXIT
 mkdir -p "$STAGE"/{bin,sbin,dev,proc,sys,tmp,run,usr,repo,root,etc,mnt,var/tmp}
 ln -s usr/lib "$STAGE/lib"
 ln -s usr/lib64 "$STAGE/lib64"
@@ -23,5 +23,6 @@ ln -s /usr/bin/bash "$STAGE/bin/bash"
 install -m 0755 "$ROOT/scripts/guest/init" "$STAGE/init"
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$STAGE/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$STAGE/etc/group"
-(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$OUT.tmp"
-mv "$OUT.tmp" "$OUT"
+# a temporary name of its own, renamed into place only when complete
+(cd "$STAGE" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 >"$STAGE.cpio.gz"
+mv "$STAGE.cpio.gz" "$OUT"

@@ -57,9 +57,15 @@ say() { echo "vm-run: $*" >&2; }
 
 mkdir -p build/vm
 INITRD=build/vm/initramfs.cpio.gz
-if [ ! -f "$INITRD" ] || [ scripts/guest/init -nt "$INITRD" ] || [ scripts/mkinitramfs.sh -nt "$INITRD" ]; then
-	scripts/mkinitramfs.sh "$INITRD" || exit 125
-fi
+# Guests boot side by side (the runner's self-test does): one packs the
+# image, the others wait for it rather than pack it at the same time.
+(
+	flock 7
+	if [ ! -f "$INITRD" ] || [ scripts/guest/init -nt "$INITRD" ] ||
+	   [ scripts/mkinitramfs.sh -nt "$INITRD" ]; then
+		scripts/mkinitramfs.sh "$INITRD"
+	fi
+) 7>build/vm/initramfs.lock || exit 125
 
 if [ -z "$RUNDIR" ]; then
 	RUNDIR=$(mktemp -d build/vm/run-XXXXXX)
