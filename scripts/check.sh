@@ -1,30 +1,39 @@
 #!/bin/bash
-# `make check`: host-side unit tests, then every VM test in one guest boot,
-# then one summary line "N passed, N failed, N skipped".
+# `make check`: host-side unit tests, then every VM test, then one summary
+# line "N passed, N failed, N skipped".
 #
 #   scripts/check.sh [--kernel IMAGE] [--timeout SEC] [--vm-tests DIR]
-#                    [--out DIR] [NAME-PREFIX...]
+#                    [--out DIR] [--guests N] [NAME-PREFIX...]
 #
 # --vm-tests DIR reads the guest's test lists from DIR (inside the repository)
 # instead of tests/vm-tests.d; --out DIR writes results there (build/check).
+# --guests N (default $CHECK_GUESTS, else 2) splits the selected guest tests
+# over N guests that boot side by side (scripts/shard-tests.py balances them
+# by the time each took last run); the host tests run beside them. With one
+# guest the guest's output streams in full; with more, each test's result
+# line streams as it comes, prefixed with its guest, and the full output is
+# in OUT/guest<i>.ktap.
 #
-# Fails when a test fails, when the guest hangs or dies, and when the guest's
+# Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 KERNEL=build/bzImage
 TIMEOUT=${CHECK_TIMEOUT:-2400}
-LISTS=
+LISTDIR=tests/vm-tests.d
 OUT=build/check
+GUESTS=${CHECK_GUESTS:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
-	--vm-tests) LISTS="VM_TESTS_DIR=$2"; shift 2 ;;
+	--vm-tests) LISTDIR=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--guests) GUESTS=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
+SECONDS_SEEN=build/test-seconds.txt
 # Two checks writing one result directory would mix their results: the
 # second waits for the first.
 mkdir -p "$(dirname "$OUT")"
@@ -33,28 +42,72 @@ flock -n 8 || { echo "check: waiting for another check writing $OUT"; flock 8; }
 rm -rf "$OUT"; mkdir -p "$OUT"
 FAILURES=()
 
-echo "== host tests"
-scripts/run-tests.sh --host "$@" | tee "$OUT/host.ktap"
+# Split the selected guest tests into $OUT/guest<i>/tests.list.
+VM_TESTS_DIR=$LISTDIR scripts/run-tests.sh --list "$@" |
+	scripts/shard-tests.py "$GUESTS" "$OUT" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/guests"
+NGUESTS=$(cat "$OUT/guests")
 
-echo "== guest tests ($KERNEL)"
-scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" --keep "$OUT/vm" -- \
-	$LISTS scripts/run-tests.sh "$@" 2>"$OUT/vm-run.err"
-status=$?
-cat "$OUT/vm-run.err" >&2
-[ -f "$OUT/vm/out" ] && cp "$OUT/vm/out" "$OUT/vm.ktap"
-case $status in
-0) ;;
-124) FAILURES+=("guest hung: no result within ${TIMEOUT}s (log: $OUT/vm/console.log)") ;;
-125) FAILURES+=("guest died: $(grep -m1 'vm-run: guest' "$OUT/vm-run.err" | sed 's/^vm-run: //') (log: $OUT/vm/console.log)") ;;
-126)	# a splat during a test already failed that test; count only the others
-	grep -q "# kernel log shows a splat while it ran" "$OUT/vm.ktap" 2>/dev/null ||
-		FAILURES+=("kernel log shows a splat outside the tests: $(grep -A1 'splat' "$OUT/vm-run.err" | tail -1) (log: $OUT/vm/dmesg)") ;;
-*) ;; # test failures: counted from the KTAP output
-esac
+# run_guest I: boots guest I on its list; its exit status in $OUT/guest<I>.rc
+run_guest() {
+	local i=$1 quiet=--quiet
+	[ "$NGUESTS" = 1 ] && quiet=
+	scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" $quiet --keep "$OUT/vm$i" -- \
+		VM_TESTS_DIR="$OUT/guest$i" scripts/run-tests.sh 2>"$OUT/vm$i-run.err" |
+		{ [ -n "$quiet" ] && cat >/dev/null || cat; }
+	echo "${PIPESTATUS[0]}" >"$OUT/guest$i.rc"
+}
+
+# stream_results FILE PREFIX PID: the top-level result lines of FILE as they
+# come, until PID exits
+stream_results() {
+	tail -n +1 -F --pid="$3" "$1" 2>/dev/null |
+		grep --line-buffered -E '^(ok|not ok) ' | sed -u "s/^/$2 /"
+}
+
+# guest_verdict I: adds the guest's own failures (hang, death, splat outside
+# a test) to FAILURES
+guest_verdict() {
+	local i=$1 ktap=$OUT/guest$1.ktap where="" status
+	[ "$NGUESTS" = 1 ] || where="guest $i of $NGUESTS, "
+	status=$(cat "$OUT/guest$i.rc" 2>/dev/null || echo 125)
+	[ -f "$OUT/vm$i/out" ] && cp "$OUT/vm$i/out" "$ktap"
+	cat "$OUT/vm$i-run.err" >&2
+	case $status in
+	124) FAILURES+=("guest hung: no result within ${TIMEOUT}s (${where}log: $OUT/vm$i/console.log)") ;;
+	125) FAILURES+=("guest died: $(grep -m1 'vm-run: guest' "$OUT/vm$i-run.err" | sed 's/^vm-run: //') (${where}log: $OUT/vm$i/console.log)") ;;
+	126)	# a splat during a test already failed that test; count only the others
+		grep -q "# kernel log shows a splat while it ran" "$ktap" 2>/dev/null ||
+			FAILURES+=("kernel log shows a splat outside the tests: $(grep -A1 'splat' "$OUT/vm$i-run.err" | tail -1) (${where}log: $OUT/vm$i/dmesg)") ;;
+	*) ;; # test failures: counted from the KTAP output
+	esac
+}
+
+if [ "$NGUESTS" = 1 ]; then
+	echo "== host tests"
+	scripts/run-tests.sh --host "$@" | tee "$OUT/host.ktap"
+	echo "== guest tests ($KERNEL)"
+	run_guest 1
+else
+	echo "== host tests and $NGUESTS guests ($KERNEL) side by side; full output in $OUT/"
+	scripts/run-tests.sh --host "$@" >"$OUT/host.ktap" &
+	pids=($!)
+	stream_results "$OUT/host.ktap" "[host]   " "$!" &
+	for i in $(seq "$NGUESTS"); do
+		run_guest "$i" &
+		pids+=($!)
+		stream_results "$OUT/vm$i/out" "[guest $i]" "$!" &
+	done
+	wait "${pids[@]}"
+	wait
+fi
+for i in $(seq "$NGUESTS"); do guest_verdict "$i"; done
+scripts/shard-tests.py --remember "$SECONDS_SEEN" "$OUT"/guest*.ktap
 
 echo "== summary"
 args=()
 for f in "${FAILURES[@]}"; do args+=(--failure "$f"); done
 files=("$OUT/host.ktap")
-[ -f "$OUT/vm.ktap" ] || [ ${#FAILURES[@]} -eq 0 ] && files+=("$OUT/vm.ktap")
+for i in $(seq "$NGUESTS"); do
+	[ -f "$OUT/guest$i.ktap" ] || [ ${#FAILURES[@]} -eq 0 ] && files+=("$OUT/guest$i.ktap")
+done
 exec scripts/ktap-summary.py "${args[@]}" "${files[@]}"

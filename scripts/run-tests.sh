@@ -1,22 +1,32 @@
 #!/bin/bash
 # Run a list of tests and report them as KTAP (used by `make check`).
 #
-#   scripts/run-tests.sh [--host] [NAME-PREFIX...]
+#   scripts/run-tests.sh [--host] [--list] [NAME-PREFIX...]
 #
 # In the guest (default) it reads every tests/vm-tests.d/*.list; with --host,
 # tests/host-tests.d/*.list plus the programs named in $HOST_TESTS (each a
 # path to a program that prints TAP), and does not watch the kernel log.
 # Each list line is
 #   name  command...
-# (blank lines and lines starting with # are ignored). A line may start with
-# "timeout=SEC" before the name (default 600). Each test runs from /repo with
+# (blank lines and lines starting with # are ignored). Options may come
+# before the name: "timeout=SEC" (default 600), and "every-guest" for a test
+# that `make check` runs at the end of each guest when it splits the list
+# over several (scripts/shard-tests.py). --list prints the selected lines
+# instead of running them. Each test runs from /repo with
 # bash; its own KTAP/TAP output is indented under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
 set -u
 cd "$(dirname "$0")/.."
 HOST=0
-[ "${1:-}" = --host ] && { HOST=1; shift; }
+LIST_ONLY=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--host) HOST=1; shift ;;
+	--list) LIST_ONLY=1; shift ;;
+	*) break ;;
+	esac
+done
 if [ $HOST = 1 ]; then
 	LISTDIR=${HOST_TESTS_DIR:-tests/host-tests.d}
 else
@@ -32,19 +42,41 @@ selected() {
 	return 1
 }
 
+# parse_line LINE: sets limit, name and cmd
+parse_line() {
+	local rest=$1
+	limit=600
+	while :; do
+		case $rest in
+		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
+		every-guest[[:space:]]*) ;;
+		*) break ;;
+		esac
+		rest=${rest#*[[:space:]]}
+		rest=${rest#"${rest%%[![:space:]]*}"}
+	done
+	name=${rest%%[[:space:]]*}
+	cmd=${rest#"$name"}
+}
+
 FILTERS=("$@")
 TESTS=()
 for list in "$LISTDIR"/*.list; do
 	[ -f "$list" ] || continue
 	while IFS= read -r line; do
 		case $line in ''|'#'*) continue ;; esac
-		name=$line; name=${name#timeout=* }; name=${name%%[[:space:]]*}
+		parse_line "$line"
 		selected "$name" && TESTS+=("$line")
 	done <"$list"
 done
 for prog in ${HOST_TESTS:-}; do
 	[ $HOST = 1 ] && selected "${prog##*/}" && TESTS+=("${prog##*/} $prog")
 done
+
+if [ $LIST_ONLY = 1 ]; then
+	[ ${#TESTS[@]} -eq 0 ] || printf '%s\n' "${TESTS[@]}"
+	exit 0
+fi
 
 kernel_log() { [ $HOST = 1 ] || dmesg; }
 
@@ -53,10 +85,7 @@ echo "1..${#TESTS[@]}"
 n=0
 for line in "${TESTS[@]}"; do
 	n=$((n + 1))
-	limit=600
-	case $line in timeout=*) limit=${line%% *}; limit=${limit#timeout=}; line=${line#* } ;; esac
-	name=${line%%[[:space:]]*}
-	cmd=${line#"$name"}
+	parse_line "$line"
 	echo "# test $n: $name"
 	seen=$(kernel_log | wc -l)
 	start=$(date +%s)

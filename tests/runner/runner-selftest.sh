@@ -15,16 +15,18 @@ mkdir -p "$WORK/empty"
 n=0
 failed=0
 
-# run_case NAME LIST-CONTENT TIMEOUT: runs check.sh on a one-off test list,
-# in the background; leaves its output in $WORK/NAME.log and its exit status
-# in $WORK/NAME.rc. The guests are independent: they boot side by side.
+# run_case NAME LIST-CONTENT TIMEOUT [GUESTS]: runs check.sh on a one-off
+# test list in GUESTS guests (default 1), in the background; leaves its
+# output in $WORK/NAME.log and its exit status in $WORK/NAME.rc. The guests
+# are independent: they boot side by side.
 run_case() {
-	local name=$1 list=$2 timeout=$3
+	local name=$1 list=$2 timeout=$3 guests=${4:-1}
 	mkdir -p "$WORK/$name.d"
 	printf '%s\n' "$list" >"$WORK/$name.d/cases.list"
 	(
 		HOST_TESTS= HOST_TESTS_DIR="$WORK/empty" scripts/check.sh --kernel "$KERNEL" \
 			--timeout "$timeout" --vm-tests "$WORK/$name.d" --out "$WORK/$name.out" \
+			--guests "$guests" \
 			>"$WORK/$name.log" 2>&1
 		echo $? >"$WORK/$name.rc"
 	) &
@@ -47,13 +49,15 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..9"
+echo "1..12"
 
 # A failing test and a kernel report share one guest; a panic and a hang
 # need a guest each.
 run_case mixed $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2\nbad  echo "expected failure" >&2; exit 3\nsplatter  echo l > /proc/sysrq-trigger; sleep 1\nquiet true' 300
 run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
 run_case hang $'timeout=3000 sleeper  sleep 3000' 20
+# make check splits its tests over two guests: one of them panics
+run_case split $'one  true\ncrash  echo c > /proc/sysrq-trigger' 300 2
 wait
 
 expect mixed "exit status non-zero" test "$(rc_of mixed)" != 0
@@ -68,4 +72,7 @@ expect panic "says the guest panicked" log_has panic 'guest died: guest kernel p
 
 expect hang "exit status non-zero" test "$(rc_of hang)" != 0
 expect hang "says the guest hung" log_has hang 'guest hung: no result within 20s'
+expect split "exit status non-zero" test "$(rc_of split)" != 0
+expect split "says which guest panicked" log_has split 'guest died: guest kernel panicked.*guest [12] of 2'
+expect split "counts the other guest's test" log_has split '^1 passed, 2 failed'
 exit $failed
