@@ -92,7 +92,7 @@ accel() {
 	fi
 	case $(cat $cache) in
 	kvm) echo "-accel kvm -cpu host" ;;
-	*) echo "-accel tcg,thread=multi -cpu ${VM_TCG_CPU:-max}" ;;
+	*) echo "-accel tcg,thread=multi -cpu max" ;;
 	esac
 }
 
