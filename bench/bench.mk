@@ -7,8 +7,11 @@
 #
 # All measurements run in one guest boot (bench/run.sh -> bench/guest.sh);
 # results land in bench/results/<date>-<mode>/ (CSV, summary.md, PNG plots).
-# BENCH_ARGS are passed to bench/run.sh (e.g. BENCH_ARGS='--events cycles,instructions').
+# They boot the benchmark kernel (make kernel-bench: no lock or sleep
+# debugging). BENCH_ARGS are passed to bench/run.sh (e.g.
+# BENCH_ARGS='--events cycles,instructions', or '--kernel build/bzImage').
 BENCH_OUT := $(BUILD)/bench
+BENCH_KERNEL := --kernel $(BUILD)/bzImage-bench
 
 $(BUILD)/bin/cgbench: bench/cgbench.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A) $(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
@@ -17,11 +20,11 @@ $(BUILD)/bin/cgbench: bench/cgbench.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A) $
 GUEST_BINS += $(BUILD)/bin/cgbench
 
 .PHONY: bench bench-quick bench-smoke bench-profile
-bench: tests
-	@bench/run.sh --mode full $(BENCH_ARGS)
-bench-quick: tests
-	@bench/run.sh --mode quick $(BENCH_ARGS)
-bench-smoke: tests
-	@bench/run.sh --mode smoke $(BENCH_ARGS)
-bench-profile: tests
-	@bench/run.sh --mode profile $(BENCH_ARGS)
+bench: tests kernel-bench
+	@bench/run.sh --mode full $(BENCH_KERNEL) $(BENCH_ARGS)
+bench-quick: tests kernel-bench
+	@bench/run.sh --mode quick $(BENCH_KERNEL) $(BENCH_ARGS)
+bench-smoke: tests kernel-bench
+	@bench/run.sh --mode smoke $(BENCH_KERNEL) $(BENCH_ARGS)
+bench-profile: tests kernel-bench
+	@bench/run.sh --mode profile $(BENCH_KERNEL) $(BENCH_ARGS)

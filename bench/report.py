@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Tables and plots from one bench/ run.
 
-    bench/report.py DIR
+    bench/report.py [--no-plots] DIR
 
 Reads DIR/results.csv (bench/guest.sh) and DIR/meta.txt, rewrites
 DIR/results.csv with the run's machine, kernel and commit on every row,
-and writes DIR/summary.md and DIR/*.png (gnuplot). Overheads are paired:
+and writes DIR/summary.md and DIR/*.png (gnuplot; not with --no-plots). Overheads are paired:
 each repetition's backend time over the same repetition's no-counting time
 (the backends run interleaved), then the median over repetitions.
 """
@@ -266,7 +266,12 @@ def plots(d, res):
 
 
 def main():
-    d = sys.argv[1]
+    args = sys.argv[1:]
+    with_plots = "--no-plots" not in args
+    args = [a for a in args if a != "--no-plots"]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    d = args[0]
     meta = read_meta(d)
     res = Results(read_rows(d, meta))
     lines = [f"# bench results: {os.path.basename(os.path.normpath(d))}", ""]
@@ -290,7 +295,7 @@ def main():
     mt = memcg_table(res)
     if mt:
         lines += ["## memory.stat text vs the BPF reader (memcg_stat_bench)", ""] + mt + [""]
-    pngs = plots(d, res)
+    pngs = plots(d, res) if with_plots else []
     if pngs:
         lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
     lines += ["Columns: pipe = `perf bench sched pipe -G` between the first and last cgroup (usecs/op "

@@ -1,8 +1,10 @@
 #!/bin/bash
 # The bench smoke test `make check` runs in the guest (tests/vm-tests.d/
-# 95-bench-smoke.list): bench/guest.sh smoke + bench/report.py, then checks
-# that every backend produced every measurement and that the report was
-# written. It judges no times: it keeps the scripts working.
+# 95-bench-smoke.list): bench/guest.sh smoke + bench/report.py --no-plots,
+# then checks that every backend produced every measurement and that the
+# summary was written. It judges no times: it keeps the scripts working.
+# The plots are checked on the host (bench/report-test.sh): gnuplot's start
+# alone took 20 s of this test under TCG.
 set -u
 cd "$(dirname "$0")/.."
 out=build/bench/smoke-check
@@ -34,9 +36,9 @@ done
 grep -q "^memcg,bpf-walk,.*,us_per_read," "$out/results.csv" || { echo "# missing: memcg"; missing=1; }
 ok 2 "every backend measured" $missing
 
-python3 bench/report.py "$out" >/dev/null 2>"$out/report.err"
+python3 bench/report.py --no-plots "$out" >/dev/null 2>"$out/report.err"
 status=$?
-[ -s "$out/summary.md" ] && ls "$out"/overhead-*.png >/dev/null 2>&1 || status=1
+grep -q "^## G = 2, E = 1, depth 2" "$out/summary.md" 2>/dev/null || status=1
 sed 's/^/# /' "$out/report.err"
-ok 3 "bench/report.py: summary.md and plots" $status
+ok 3 "bench/report.py: summary.md" $status
 exit $fail

@@ -9,10 +9,11 @@
 # instead of tests/vm-tests.d; --out DIR writes results there (build/check).
 # --guests N (default $CHECK_GUESTS, else 2) splits the selected guest tests
 # over N guests that boot side by side (scripts/shard-tests.py balances them
-# by the time each took last run); the host tests run beside them. With one
-# guest the guest's output streams in full; with more, each test's result
-# line streams as it comes, prefixed with its guest, and the full output is
-# in OUT/guest<i>.ktap.
+# by the time each took last run). The host tests run beside the guests;
+# their result lines stream prefixed with [host]. With one guest its output
+# streams in full; with more, each test's result line streams as it comes,
+# prefixed with its guest. The full outputs are OUT/host.ktap and
+# OUT/guest<i>.ktap.
 #
 # Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
@@ -82,24 +83,21 @@ guest_verdict() {
 	esac
 }
 
+echo "== host tests and $NGUESTS guest(s) ($KERNEL) side by side; full output in $OUT/"
+scripts/run-tests.sh --host "$@" >"$OUT/host.ktap" &
+pids=($!)
+stream_results "$OUT/host.ktap" "[host]   " "$!" &
 if [ "$NGUESTS" = 1 ]; then
-	echo "== host tests"
-	scripts/run-tests.sh --host "$@" | tee "$OUT/host.ktap"
-	echo "== guest tests ($KERNEL)"
 	run_guest 1
 else
-	echo "== host tests and $NGUESTS guests ($KERNEL) side by side; full output in $OUT/"
-	scripts/run-tests.sh --host "$@" >"$OUT/host.ktap" &
-	pids=($!)
-	stream_results "$OUT/host.ktap" "[host]   " "$!" &
 	for i in $(seq "$NGUESTS"); do
 		run_guest "$i" &
 		pids+=($!)
 		stream_results "$OUT/vm$i/out" "[guest $i]" "$!" &
 	done
-	wait "${pids[@]}"
-	wait
 fi
+wait "${pids[@]}"
+wait
 for i in $(seq "$NGUESTS"); do guest_verdict "$i"; done
 scripts/shard-tests.py --remember "$SECONDS_SEEN" "$OUT"/guest*.ktap
 

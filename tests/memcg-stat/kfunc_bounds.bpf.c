@@ -59,8 +59,13 @@ int bounds(struct bpf_iter__cgroup *ctx)
 	oom = bpf_mem_cgroup_memory_events(memcg, oom_idx);
 	bpf_put_mem_cgroup(memcg);
 
+	/*
+	 * The flush above folded this cgroup's counts into its parent's pending
+	 * ones only: the root's total needs a flush of its own.
+	 */
 	memcg = bpf_get_root_mem_cgroup();
 	if (memcg) {
+		bpf_mem_cgroup_flush_stats(memcg);
 		root_anon = bpf_mem_cgroup_page_state(memcg, anon_idx);
 		bpf_put_mem_cgroup(memcg);
 	}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Host test of bench/report.py with its plots: the report of the newest
+# committed quick run (bench/results/*-quick), remade in build/, must have
+# the targets, a table per configuration and every plot. The guest's bench
+# smoke test (bench/smoke-test.sh) checks the summary of a fresh run.
+set -u
+cd "$(dirname "$0")/.."
+src=$(ls -d bench/results/*-quick 2>/dev/null | tail -1)
+out=build/tests/bench-report
+echo "TAP version 13"
+if [ -z "$src" ]; then
+	echo "1..0 # SKIP no bench/results/*-quick run committed"
+	exit 4
+fi
+echo "1..3"
+rm -rf "$out"; mkdir -p "$out"
+cp "$src/results.csv" "$src/meta.txt" "$out/"
+python3 bench/report.py "$out" >/dev/null 2>"$out/report.err"
+status=$?
+sed 's/^/# /' "$out/report.err"
+fail=0
+ok() { # N DESCRIPTION STATUS
+	if [ "$3" = 0 ]; then echo "ok $1 $2"; else echo "not ok $1 $2"; fail=1; fi
+}
+ok 1 "bench/report.py $src exits 0" $status
+configs=$(python3 -c 'import csv, sys
+print(len({(r["G"], r["E"], r["depth"]) for r in csv.DictReader(open(sys.argv[1])) if r["group"] == "session"}))' "$src/results.csv")
+tables=$(grep -c '^## G = ' "$out/summary.md" 2>/dev/null)
+echo "# $configs configurations in the CSV, $tables tables in summary.md"
+ok 2 "summary.md has the targets and a table per configuration" \
+	"$([ "$tables" = "$configs" ] && grep -q '^## Targets' "$out/summary.md" && echo 0 || echo 1)"
+missing=0
+for png in overhead-pipe-vs-G overhead-pipe-vs-depth overhead-ring-vs-G setup-vs-G read-all-vs-G; do
+	file "$out/$png.png" 2>/dev/null | grep -q 'PNG image' || { echo "# missing plot: $png.png"; missing=1; }
+done
+ok 3 "every plot is a PNG" $missing
+exit $fail
