@@ -21,7 +21,7 @@
 #include "pcg_lib.h"
 #include "cgcount.h"
 
-#define BUSY_NS		(600 * NSEC_PER_MSEC)
+#define BUSY_NS		(400 * NSEC_PER_MSEC)
 #define EVENTS		"cpu-clock,context-switches"
 #define EV_CLOCK	0
 #define NR_THREADS	4

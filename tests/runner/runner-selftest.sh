@@ -55,7 +55,7 @@ echo "1..12"
 # need a guest each.
 run_case mixed $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2\nbad  echo "expected failure" >&2; exit 3\nsplatter  echo l > /proc/sysrq-trigger; sleep 1\nquiet true' 300
 run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
-run_case hang $'timeout=3000 sleeper  sleep 3000' 20
+run_case hang $'timeout=3000 sleeper  sleep 3000' 12
 # make check splits its tests over two guests: one of them panics
 run_case split $'one  true\ncrash  echo c > /proc/sysrq-trigger' 300 2
 wait
@@ -71,7 +71,7 @@ expect panic "exit status non-zero" test "$(rc_of panic)" != 0
 expect panic "says the guest panicked" log_has panic 'guest died: guest kernel panicked'
 
 expect hang "exit status non-zero" test "$(rc_of hang)" != 0
-expect hang "says the guest hung" log_has hang 'guest hung: no result within 20s'
+expect hang "says the guest hung" log_has hang 'guest hung: no result within 12s'
 expect split "exit status non-zero" test "$(rc_of split)" != 0
 expect split "says which guest panicked" log_has split 'guest died: guest kernel panicked.*guest [12] of 2'
 expect split "counts the other guest's test" log_has split '^1 passed, 2 failed'
