@@ -36,10 +36,10 @@ case $mode in
 smoke)	configs=("2 1 2"); reps=1; pipe_loops=20; ring_loops=3
 	memcg_args="-n 100 -N 1 -c 10 -R 1" ;;
 quick)	configs=("1 2 1" "100 2 1" "1000 2 1" "1000 2 8"); reps=3
-	pipe_loops=200; ring_loops=20; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
+	pipe_loops=500; ring_loops=50; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
 full)	configs=("1 2 1" "10 2 1" "100 2 1" "1000 2 1" "10000 2 1" "1000 1 1" "1000 4 1"
-		 "1000 2 4" "1000 2 8"); reps=3
-	pipe_loops=500; ring_loops=50; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
+		 "1000 2 4" "1000 2 8"); reps=5
+	pipe_loops=5000; ring_loops=500; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
 profile) configs=("1000 2 1" "1000 2 8"); reps=1; pipe_loops=300; ring_loops=0 ;;
 *) echo "usage: $0 smoke|quick|full|profile OUTDIR" >&2; exit 2 ;;
 esac

@@ -265,6 +265,13 @@ def plots(d, res):
     return [m for m in made if m]
 
 
+def guest_clock_note(clocksource):
+    if clocksource == "tsc":
+        return "clocksource tsc, the host's TSC frequency handed to the guest: real time"
+    return (f"clocksource {clocksource}: refined-jiffies ticks in 4 ms and drifts and jumps "
+            "against real time under host load")
+
+
 def main():
     args = sys.argv[1:]
     with_plots = "--no-plots" not in args
@@ -280,8 +287,8 @@ def main():
               "those of an emulated CPU (a context switch costs hundreds of microseconds), and PMU "
               "reprogramming at cgroup switch, the cost that hardware events add, is absent. "
               "Medians of the repetitions; overheads are paired per repetition against no counting "
-              "(backends interleaved). us/op are the programs' own (guest clock: refined-jiffies, 4 ms "
-              "ticks, which drifts and jumps against real time under host load); the (host clock) "
+              "(backends interleaved). us/op are the programs' own, by the guest clock ("
+              + guest_clock_note(meta.get("clocksource", "unknown")) + "); the (host clock) "
               "columns time the same parts with the host's clock (bench/host-clock.sh), start-up of "
               "the programs included. Setup and teardown use the host clock, the in-process costs "
               "the guest clock.", ""]

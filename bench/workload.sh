@@ -43,7 +43,11 @@ per_op() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f\n", (b - a) /
 } >"$out/workload.txt"
 usage_usec >"$out/usage0.txt"
 t0=$(host_ns)
-perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" |
+# Both ends on cpu 0: every op is then two context switches between the
+# cgroups on one cpu. Unpinned, the scheduler put the two tasks on one cpu
+# in some runs and on two (wake-up IPIs) in others: no counting alone varied
+# by up to 105% between repetitions.
+taskset -c 0 perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" |
 	awk '/usecs\/op/ { print "pipe_us_per_op=" $1 }' >>"$out/workload.txt"
 t1=$(host_ns)
 cgbench ring -f "$list" -t 16 -k 2 -l "$ring_loops" |
