@@ -5,8 +5,8 @@
 #   scripts/vm-run.sh --kernel build/bzImage-bench -- bench/bpf-switch-cost.sh)
 #
 # A pipe ping-pong between two leaf cgroups 1 and 8 levels below a test
-# cgroup (bpfcost), both
-# ends pinned to cpu 0 (every round trip is two cgroup switches there),
+# cgroup (bpfcost), both ends pinned to cpu 0 (every round trip is two
+# cgroup switches there),
 # counted with 2 events by perf stat --bpf-counters --for-each-cgroup (bperf,
 # which adds each delta to every ancestor at every switch) and by perf stat
 # --cgroup-backend=rstat (one per-cpu slot per switch, the hierarchy paid at

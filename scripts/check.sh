@@ -50,14 +50,13 @@ VM_TESTS_DIR=$LISTDIR scripts/run-tests.sh --list "$@" |
 	scripts/shard-tests.py "$GUESTS" "$OUT" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/guests"
 NGUESTS=$(cat "$OUT/guests")
 
-# run_guest I: boots guest I on its list; its exit status in $OUT/guest<I>.rc
+# run_guest I [--quiet]: boots guest I on its list (its output streams on
+# stdout unless --quiet); its exit status in $OUT/guest<I>.rc
 run_guest() {
-	local i=$1 quiet=--quiet
-	[ "$NGUESTS" = 1 ] && quiet=
+	local i=$1 quiet=${2:-}
 	scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" $quiet --keep "$OUT/vm$i" -- \
-		VM_TESTS_DIR="$OUT/guest$i" scripts/run-tests.sh 2>"$OUT/vm$i-run.err" |
-		{ [ -n "$quiet" ] && cat >/dev/null || cat; }
-	echo "${PIPESTATUS[0]}" >"$OUT/guest$i.rc"
+		VM_TESTS_DIR="$OUT/guest$i" scripts/run-tests.sh 2>"$OUT/vm$i-run.err"
+	echo $? >"$OUT/guest$i.rc"
 }
 
 # stream_results FILE PREFIX PID: the top-level result lines of FILE as they
@@ -93,7 +92,7 @@ if [ "$NGUESTS" = 1 ]; then
 	run_guest 1
 else
 	for i in $(seq "$NGUESTS"); do
-		run_guest "$i" &
+		run_guest "$i" --quiet >/dev/null &
 		pids+=($!)
 		stream_results "$OUT/vm$i/out" "[guest $i]" "$!" &
 	done

@@ -11,9 +11,9 @@
 # (blank lines and lines starting with # are ignored). Options may come
 # before the name: "timeout=SEC" (default 600), and "every-guest" for a test
 # that `make check` runs at the end of each guest when it splits the list
-# over several (scripts/shard-tests.py). --list prints the selected lines
-# instead of running them. Each test runs from /repo with
-# bash; its own KTAP/TAP output is indented under a top-level result line.
+# over several (scripts/shard-tests.py). --list prints, instead of running
+# them, one line per selected test: its name, "every-guest" or "one-guest",
+# and its list line, separated by tabs. Each test runs from /repo with bash; its own KTAP/TAP output is indented under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
 set -u
@@ -42,14 +42,15 @@ selected() {
 	return 1
 }
 
-# parse_line LINE: sets limit, name and cmd
+# parse_line LINE: sets limit, scope (every-guest or one-guest), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
+	scope=one-guest
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
-		every-guest[[:space:]]*) ;;
+		every-guest[[:space:]]*) scope=every-guest ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -74,7 +75,10 @@ for prog in ${HOST_TESTS:-}; do
 done
 
 if [ $LIST_ONLY = 1 ]; then
-	[ ${#TESTS[@]} -eq 0 ] || printf '%s\n' "${TESTS[@]}"
+	for line in "${TESTS[@]}"; do
+		parse_line "$line"
+		printf '%s\t%s\t%s\n' "$name" "$scope" "$line"
+	done
 	exit 0
 fi
 

@@ -4,11 +4,11 @@
     scripts/shard-tests.py N OUTDIR SECONDS-FILE... < selected-lines
     scripts/shard-tests.py --remember SECONDS-FILE KTAP...
 
-Reads the selected test lines (scripts/run-tests.sh --list) on stdin and
-writes OUTDIR/guest<i>/tests.list for i in 1..N (fewer when there are fewer
+Reads the selected tests on stdin as scripts/run-tests.sh --list prints them
+(name, scope, list line; tab-separated) and writes OUTDIR/guest<i>/tests.list for i in 1..N (fewer when there are fewer
 tests). Each test goes to the guest with the least expected time so far,
-longest tests first; within a guest the lines keep their list order. Lines
-marked "every-guest" (kmemleak's scan) run at the end of every guest.
+longest tests first; within a guest the lines keep their list order. Tests
+of scope "every-guest" (kmemleak's scan) run at the end of every guest.
 
 Expected times come from the SECONDS-FILEs ("name seconds" per line; a later
 file wins): tests/vm-tests.d/seconds.txt, measured once and committed, then
@@ -25,15 +25,6 @@ import sys
 DEFAULT_SECONDS = 10.0
 
 
-def parse(line):
-    """Returns (options, name) of a test line."""
-    words = line.split()
-    options = []
-    while words and (words[0].startswith("timeout=") or words[0] == "every-guest"):
-        options.append(words.pop(0))
-    return options, words[0]
-
-
 def read_seconds(paths):
     seconds = {}
     for path in paths:
@@ -48,15 +39,16 @@ def read_seconds(paths):
     return seconds
 
 
-def assign(lines, guests, seconds):
-    """Longest expected time first, each to the least loaded guest."""
+def assign(tests, guests, seconds):
+    """tests: [(name, line)]. Longest expected time first, each to the least
+    loaded guest; returns the guest of each test by index."""
     load = [0.0] * guests
     owner = {}
-    by_cost = sorted(range(len(lines)), key=lambda i: -seconds.get(parse(lines[i])[1], DEFAULT_SECONDS))
-    for i in by_cost:
+    cost = [seconds.get(name, DEFAULT_SECONDS) for name, _ in tests]
+    for i in sorted(range(len(tests)), key=lambda i: -cost[i]):
         g = load.index(min(load))
         owner[i] = g
-        load[g] += seconds.get(parse(lines[i])[1], DEFAULT_SECONDS)
+        load[g] += cost[i]
     return owner
 
 
@@ -87,14 +79,20 @@ def main(args):
         sys.exit(__doc__)
     wanted, outdir = int(args[0]), args[1]
     seconds = read_seconds(args[2:])
-    lines = [line.rstrip("\n") for line in sys.stdin if line.strip()]
-    every = [line for line in lines if "every-guest" in parse(line)[0]]
-    shared = [line for line in lines if line not in every]
+    every, shared = [], []
+    for row in sys.stdin:
+        if not row.strip():
+            continue
+        name, scope, line = row.rstrip("\n").split("\t", 2)
+        if scope == "every-guest":
+            every.append(line)
+        else:
+            shared.append((name, line))
     guests = max(1, min(wanted, len(shared)))
     owner = assign(shared, guests, seconds)
     for g in range(guests):
         os.makedirs(f"{outdir}/guest{g + 1}", exist_ok=True)
-        mine = [line for i, line in enumerate(shared) if owner[i] == g] + every
+        mine = [line for i, (_, line) in enumerate(shared) if owner[i] == g] + every
         with open(f"{outdir}/guest{g + 1}/tests.list", "w") as f:
             f.write("".join(line + "\n" for line in mine))
     print(guests)
