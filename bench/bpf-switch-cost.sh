@@ -1,13 +1,13 @@
 #!/bin/bash
 # Per-switch BPF cost of the two BPF backends, by depth (issue 4's benchmark):
 #
-#   bench/bpf-switch-cost.sh [ROUND_TRIPS] [REPETITIONS]    (in the guest:
+#   bench/bpf-switch-cost.sh [ROUND_TRIPS] [REPETITIONS] [EVENTS]    (in the guest:
 #   scripts/vm-run.sh --kernel build/bzImage-bench -- bench/bpf-switch-cost.sh)
 #
 # A pipe ping-pong between two leaf cgroups 1 and 8 levels below a test
 # cgroup (bpfcost), both ends pinned to cpu 0 (every round trip is two
 # cgroup switches there),
-# counted with 2 events by perf stat --bpf-counters --for-each-cgroup (bperf,
+# counted with EVENTS (default cpu-clock,context-switches) by perf stat --bpf-counters --for-each-cgroup (bperf,
 # which adds each delta to every ancestor at every switch) and by perf stat
 # --cgroup-backend=rstat (one per-cpu slot per switch, the hierarchy paid at
 # read time). With kernel.bpf_stats_enabled the kernel times every run of
@@ -21,7 +21,7 @@ set -u
 cd "$(dirname "$0")/.."
 trips=${1:-20000} reps=${2:-3}
 cg=/sys/fs/cgroup/bpfcost
-events=cpu-clock,context-switches
+events=${3:-cpu-clock,context-switches}
 echo 1 >/proc/sys/kernel/bpf_stats_enabled || { echo "no kernel.bpf_stats_enabled" >&2; exit 1; }
 
 # make_leaves DEPTH: two leaves at DEPTH below the root, the cpu controller
@@ -73,7 +73,7 @@ for ((rep = 0; rep < reps; rep++)); do
 		done
 	done
 done
-echo "# medians: BPF ns per round trip (two cgroup switches)"
+echo "# medians: BPF ns per round trip (two cgroup switches), events $events"
 for d in 1 8; do
 	for b in bperf rstat; do
 		grep "depth=$d backend=$b " "$out" | sed 's/.*ns_per_round_trip=//' | sort -n |
