@@ -158,6 +158,7 @@ session() { # BACKEND G E D REP LIST SUBTREE
 	row $r ring_host_us_per_msg "${w[ring_host_us_per_msg]}" us
 	row $r ring_cpu_us_per_msg "${w[ring_cpu_us_per_msg]}" us
 	row $r fds "$([ "$b" = none ] && echo 0 || echo "${w[fds]}")" fds
+	row $r perf_events "$([ "$b" = none ] && echo 0 || echo "${w[perf_events]}")" events
 	row $r slab_kb $((w[slab_kb] - slab0)) kB
 	row $r percpu_kb $((w[percpu_kb] - pcpu0)) kB
 	row $r bpf_map_kb "${w[bpf_map_kb]}" kB

@@ -109,8 +109,8 @@ HPIPE, HRING = "pipe_host_us_per_op", "ring_host_us_per_msg"
 
 def session_table(res, cfg):
     out = ["| backend | pipe us/op | pipe overhead | (host clock) | ring us/msg | ring overhead | (host clock) | "
-           "session setup ms | teardown ms | fds | slab kB | BPF map kB | cpu-clock error |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "session setup ms | teardown ms | fds | perf_event objects | slab kB | BPF map kB | cpu-clock error |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for b in BACKENDS:
         m = lambda metric: res.median("session", b, cfg, metric)
         if m(PIPE) is None:
@@ -119,8 +119,8 @@ def session_table(res, cfg):
         err = m("cpu_clock_err_pct")
         out.append(f"| {b} | {fmt(m(PIPE))} | {ov(PIPE)} | {ov(HPIPE)} | "
                    f"{fmt(m(RING))} | {ov(RING)} | {ov(HRING)} | {fmt(m('setup_ms'))} | "
-                   f"{fmt(m('teardown_ms'))} | {fmt(m('fds'), 0)} | {fmt(m('slab_kb'), 0)} | "
-                   f"{fmt(m('bpf_map_kb'), 0)} | {'' if err is None else fmt(err, 2) + ' %'} |")
+                   f"{fmt(m('teardown_ms'))} | {fmt(m('fds'), 0)} | {fmt(m('perf_events'), 0)} | "
+                   f"{fmt(m('slab_kb'), 0)} | {fmt(m('bpf_map_kb'), 0)} | {'' if err is None else fmt(err, 2) + ' %'} |")
     return out
 
 
@@ -309,7 +309,8 @@ def main():
               "as it prints it); ring = 16 tasks over the G cgroups passing 2 tokens (cgbench ring), "
               "wall time per message; session setup = from the "
               "counting tool's start to the workload's start (process start, open, attach; none = "
-              "fork/exec only); fds, slab, BPF map memory: held by the counting process when the "
+              "fork/exec only); fds, perf_event objects (its fds on "
+              "anon_inode:[perf_event]), slab, BPF map memory: held by the counting process when the "
               "workload starts (slab: /proc/meminfo delta, noisy); cpu-clock error: mean |count / "
               "cpu.stat usage - 1| over the busy cgroups. In-process cost: cgbench's own timing of "
               "the same kernel objects (percg opens what perf stat --for-each-cgroup opens).", ""]

@@ -9,7 +9,8 @@
 # 2. cgbench ring: 16 tasks spread evenly over the cgroups of the list pass
 #    2 tokens around a ring of pipes.
 # Writes OUTDIR/workload.txt (key=value): start/end stamps, what the counting
-# process (our parent) holds when the workload starts (fds, BPF map memory),
+# process (our parent) holds when the workload starts (fds, perf_event
+# objects, BPF map memory),
 # Slab and Percpu from /proc/meminfo, the usec/op of both parts by the
 # guest clock (the programs' own) and by the host clock (host_ns below),
 # and OUTDIR/truth.txt: the cpu.stat usage of every busy cgroup over the run.
@@ -32,11 +33,13 @@ bpf_map_kb() { # BPF maps held by process $1
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^map_type:/ { m = 1 } /^memlock:/ { if (m) s += $2; m = 0 }
 		END { print int(s / 1024) }'
 }
+perf_event_fds() { ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]'; }
 per_op() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f\n", (b - a) / 1000 / n }'; }
 
 {
 	echo "start_ns=$(host_ns)"
 	echo "fds=$(ls /proc/$PPID/fd | wc -l)"
+	echo "perf_events=$(perf_event_fds $PPID)"
 	echo "bpf_map_kb=$(bpf_map_kb $PPID)"
 	echo "slab_kb=$(meminfo_kb Slab)"
 	echo "percpu_kb=$(meminfo_kb Percpu)"
