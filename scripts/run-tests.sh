@@ -9,9 +9,11 @@
 # Each list line is
 #   name  command...
 # (blank lines and lines starting with # are ignored). Options may come
-# before the name: "timeout=SEC" (default 600), and "every-guest" for a test
+# before the name: "timeout=SEC" (default 600); "every-guest" for a test
 # that `make check` runs at the end of each guest when it splits the list
-# over several (scripts/shard-tests.py). --list prints, instead of running
+# over several (scripts/shard-tests.py); "parallel" for a test that judges
+# no times and may share the cpus: consecutive parallel tests run at once,
+# and their results are printed in list order when the last one ends. --list prints, instead of running
 # them, one line per selected test: its name, "every-guest" or "one-guest",
 # and its list line, separated by tabs. Each test runs from /repo with bash; its own KTAP/TAP output is indented under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
@@ -42,15 +44,18 @@ selected() {
 	return 1
 }
 
-# parse_line LINE: sets limit, scope (every-guest or one-guest), name and cmd
+# parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
+# (0 or 1), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
 	scope=one-guest
+	parallel=0
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
+		parallel[[:space:]]*) parallel=1 ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -84,19 +89,22 @@ fi
 
 kernel_log() { [ $HOST = 1 ] || dmesg; }
 
-echo "TAP version 13"
-echo "1..${#TESTS[@]}"
-n=0
-for line in "${TESTS[@]}"; do
-	n=$((n + 1))
-	parse_line "$line"
-	echo "# test $n: $name"
-	seen=$(kernel_log | wc -l)
+# run_test LINE RCFILE: runs the test, its output indented on stdout; writes
+# "<exit status> <seconds>" to RCFILE
+run_test() {
+	local start rc
+	parse_line "$1"
 	start=$(date +%s)
 	timeout -k 10 "$limit" bash -c "$cmd" </dev/null 2>&1 | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
-	secs=$(( $(date +%s) - start ))
-	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E -f scripts/kernel-splats.ere | head -3)
+	echo "$rc $(($(date +%s) - start))" >"$2"
+}
+
+# result N LINE RCFILE SPLAT: prints test N's result line
+result() {
+	local n=$1 splat=$4 rc secs
+	parse_line "$2"
+	read -r rc secs <"$3"
 	if [ -n "$splat" ]; then
 		echo "$splat" | sed 's/^/  # kernel: /'
 		echo "not ok $n $name # kernel log shows a splat while it ran (${secs}s)"
@@ -109,4 +117,52 @@ for line in "${TESTS[@]}"; do
 	else
 		echo "not ok $n $name # exit status $rc (${secs}s)"
 	fi
+}
+
+# run_group FIRST LAST: runs tests FIRST..LAST (1-based list positions).
+# One test streams its output; several run at once, and their outputs and
+# results are printed in order when the last one ends.  A kernel splat
+# while they ran fails all of them.
+run_group() {
+	local first=$1 last=$2 i seen splat names=
+	seen=$(kernel_log | wc -l)
+	if [ "$first" = "$last" ]; then
+		parse_line "${TESTS[first - 1]}"
+		echo "# test $first: $name"
+		run_test "${TESTS[first - 1]}" "$tmp/$first.rc"
+	else
+		for ((i = first; i <= last; i++)); do
+			parse_line "${TESTS[i - 1]}"
+			names+=" $name"
+			run_test "${TESTS[i - 1]}" "$tmp/$i.rc" >"$tmp/$i.out" &
+		done
+		echo "# tests $first-$last run at once:$names"
+		wait
+	fi
+	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E -f scripts/kernel-splats.ere | head -3)
+	for ((i = first; i <= last; i++)); do
+		if [ "$first" != "$last" ]; then
+			parse_line "${TESTS[i - 1]}"
+			echo "# test $i: $name"
+			cat "$tmp/$i.out"
+		fi
+		result "$i" "${TESTS[i - 1]}" "$tmp/$i.rc" "$splat"
+	done
+}
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "TAP version 13"
+echo "1..${#TESTS[@]}"
+n=1
+while [ $n -le ${#TESTS[@]} ]; do
+	last=$n
+	parse_line "${TESTS[n - 1]}"
+	while [ $parallel = 1 ] && [ $last -lt ${#TESTS[@]} ]; do
+		parse_line "${TESTS[last]}"
+		[ $parallel = 1 ] || break
+		last=$((last + 1))
+	done
+	run_group $n $last
+	n=$((last + 1))
 done

@@ -2,7 +2,8 @@
 # Self-test of `make check`'s runner: a failing test, a guest that panics and
 # a guest that hangs must each make the check fail with a message that says
 # what happened, a kernel report (here sysrq-l's backtraces) must fail the
-# test during which it appeared, and every case of every program must be
+# test during which it appeared, tests run at once ("parallel") must be
+# reported each under its own name, and every case of every program must be
 # counted. Prints TAP.
 #   tests/runner/runner-selftest.sh [--kernel IMAGE]
 set -uo pipefail
@@ -49,11 +50,11 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..14"
 
 # A failing test and a kernel report share one guest; a panic and a hang
 # need a guest each.
-run_case mixed $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2\nbad  echo "expected failure" >&2; exit 3\nsplatter  echo l > /proc/sysrq-trigger; sleep 1\nquiet true' 300
+run_case mixed $'one true\ntwo  echo ok 1 inner; echo ok 2 inner2\nbad  echo "expected failure" >&2; exit 3\nsplatter  echo l > /proc/sysrq-trigger; sleep 1\nquiet true\nparallel par-a  sleep 2; echo a-out\nparallel par-b  echo "expected failure" >&2; exit 5' 300
 run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
 run_case hang $'timeout=3000 sleeper  sleep 3000' 12
 # make check splits its tests over two guests: one of them panics
@@ -61,11 +62,13 @@ run_case split $'one  true\ncrash  echo c > /proc/sysrq-trigger' 300 2
 wait
 
 expect mixed "exit status non-zero" test "$(rc_of mixed)" != 0
-expect mixed "counts every case of every program" log_has mixed '^4 passed, 2 failed'
+expect mixed "counts every case of every program" log_has mixed '^5 passed, 3 failed'
 expect mixed "names the failing test" log_has mixed '^FAILED: bad: not ok 3 bad # exit status 3'
 expect mixed "fails the test during which the kernel reported, only it" \
 	log_has mixed '^ok 5 quiet'
 expect mixed "names it" log_has mixed '^FAILED: splatter: not ok 4 splatter # kernel log shows a splat while it ran'
+expect mixed "reports a test run at once with another" log_has mixed '^ok 6 par-a'
+expect mixed "names the failing one" log_has mixed '^FAILED: par-b: not ok 7 par-b # exit status 5'
 
 expect panic "exit status non-zero" test "$(rc_of panic)" != 0
 expect panic "says the guest panicked" log_has panic 'guest died: guest kernel panicked'
