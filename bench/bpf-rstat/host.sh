@@ -75,19 +75,24 @@ done
 BPFTOOL=build/tools/bpftool/bpftool
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
 echo
-echo "# BPF program run time per call, median of $REPS"
+echo "# BPF program run time per call, median of $REPS: an empty program on the"
+echo "# same hook (the hook and the timing), one that only reads the 2 counters,"
+echo "# cgrstat's collector, bperf's on_cgrp_switch"
 printf "%-6s %-10s %10s\n" depth program ns/call
 for depth in 1 8; do
 	IFS="|" read -r a b list <<<"$(make_path $depth)"
-	ours=$(for ((r = 0; r < REPS; r++)); do
-		"$B/trigger" collector "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
-	done | awk '/^prog_ns_per_call/ { print $3 }' | median)
+	for m in empty read collector; do
+		v=$(for ((r = 0; r < REPS; r++)); do
+			"$B/trigger" $m "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
+		done | awk '/^prog_ns_per_call/ { print $3 }' | median)
+		printf "%-6s %-10s %10s\n" $depth $m "$v"
+	done
 	theirs=$(for ((r = 0; r < REPS; r++)); do
 		"$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$list" -o /dev/null -- \
 			bash -c "$B/pingpong $CG/$a $CG/$b $ROUNDS >/dev/null; $BPFTOOL prog show name on_cgrp_switch"
 	done | awk '/run_time_ns/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
 		if ($i == "run_cnt") c = $(i + 1) }; print int(t / c) }' | median)
-	printf "%-6s %-10s %10s\n" $depth cgrstat "$ours" $depth bperf "$theirs"
+	printf "%-6s %-10s %10s\n" $depth bperf "$theirs"
 done
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 find "$CG"/bpp1 "$CG"/bpp-a "$CG"/bpp-b -depth -type d -exec rmdir {} + 2>/dev/null || true

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trigger {tp|perf|collector} COMMAND...: run COMMAND with the collector
- * work hooked on tp_btf/sched_switch (tp) or on a cgroup-switches perf event
- * per cpu, sample_period 1 (perf, bperf's way); print how often it ran.
+ * trigger {tp|perf|empty|read|collector} COMMAND...: run COMMAND with the
+ * collector work hooked on tp_btf/sched_switch (tp) or on a cgroup-switches
+ * perf event per cpu, sample_period 1 (perf, bperf's way); print how often
+ * it ran.  "empty" hooks a program that returns at once and "read" one that
+ * only reads the two counters at a cgroup switch: with
+ * kernel.bpf_stats_enabled, their run times per call break the collector's
+ * down (hook and timing, counter reads, the rest).
  * "collector" runs cgrstat's real collector (rstat_counters.bpf.c,
  * including cgroup_rstat_updated) without its fentry programs: the
  * per-switch cost on kernels that refuse fentry (the 6.18 host).
@@ -106,17 +110,30 @@ out:
 	return ret;
 }
 
+/* the tracepoint program of MODE, NULL for perf or an unknown mode */
+static struct bpf_program *tp_program(struct trigger *skel, const char *mode)
+{
+	if (!strcmp(mode, "tp"))
+		return skel->progs.on_sched_switch;
+	if (!strcmp(mode, "empty"))
+		return skel->progs.empty_switch;
+	if (!strcmp(mode, "read"))
+		return skel->progs.read_switch;
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_link *links[MAX_CPUS] = {};
 	int fds[3 * MAX_CPUS], nfds = 0, ncpu, cpu, ret = 1;
 	struct trigger *skel;
 	bool perf_mode;
+	struct bpf_program *tp_prog;
 
 	if (argc >= 3 && !strcmp(argv[1], "collector"))
 		return collector_only(argv + 2);
-	if (argc < 3 || (strcmp(argv[1], "tp") && strcmp(argv[1], "perf"))) {
-		fprintf(stderr, "usage: trigger {tp|perf|collector} COMMAND...\n");
+	if (argc < 3) {
+		fprintf(stderr, "usage: trigger {tp|perf|empty|read|collector} COMMAND...\n");
 		return 2;
 	}
 	perf_mode = !strcmp(argv[1], "perf");
@@ -126,16 +143,24 @@ int main(int argc, char **argv)
 	skel = trigger__open();
 	if (!skel)
 		return 1;
+	tp_prog = tp_program(skel, argv[1]);
+	if (!perf_mode && !tp_prog) {
+		fprintf(stderr, "trigger: unknown mode %s\n", argv[1]);
+		trigger__destroy(skel);
+		return 2;
+	}
 	skel->rodata->nr_cpus = ncpu;
 	bpf_map__set_max_entries(skel->maps.events, 2 * ncpu);
 	bpf_program__set_autoload(skel->progs.on_cgroup_switch, perf_mode);
-	bpf_program__set_autoload(skel->progs.on_sched_switch, !perf_mode);
+	bpf_program__set_autoload(skel->progs.on_sched_switch, tp_prog == skel->progs.on_sched_switch);
+	bpf_program__set_autoload(skel->progs.empty_switch, tp_prog == skel->progs.empty_switch);
+	bpf_program__set_autoload(skel->progs.read_switch, tp_prog == skel->progs.read_switch);
 	if (trigger__load(skel))
 		goto out;
 	open_counters(bpf_map__fd(skel->maps.events), ncpu, fds, &nfds, ncpu);
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		if (!perf_mode) {
-			links[0] = bpf_program__attach(skel->progs.on_sched_switch);
+			links[0] = bpf_program__attach(tp_prog);
 			if (!links[0])
 				goto out;
 			break;
@@ -149,7 +174,7 @@ int main(int argc, char **argv)
 	}
 	ret = run(argv + 2);
 	printf("trigger %s calls %llu\n", argv[1], (unsigned long long)skel->bss->calls);
-	print_prog_time(argv[1], perf_mode ? skel->progs.on_cgroup_switch : skel->progs.on_sched_switch);
+	print_prog_time(argv[1], perf_mode ? skel->progs.on_cgroup_switch : tp_prog);
 out:
 	for (cpu = 0; cpu < MAX_CPUS; cpu++)
 		bpf_link__destroy(links[cpu]);
