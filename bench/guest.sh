@@ -14,7 +14,9 @@
 # then `cgbench cost` times setup, reads and teardown in-process, and the
 # memcg-stat benchmark reads memory.stat vs the BPF iterator.
 # profile: instead, a kernel profile (perf record -a, cpu-clock) of the pipe
-# ping-pong under each backend at G = 1000, depth 1 and 8: OUTDIR/profile.txt.
+# ping-pong under each backend at G = 1000, depth 1 and 8, and how often the
+# context switch's perf and BPF functions run per round trip (ftrace's
+# function tracer: exact counts): OUTDIR/profile.txt.
 # Spans (session setup and teardown, workload parts, progress) are timed
 # with the host's clock (bench/host-clock.sh). Rows go to OUTDIR/results.csv
 # (one value per row); bench/report.py makes
@@ -224,12 +226,51 @@ profile() {
 	} >>"$out/profile.txt"
 }
 
+# The functions of the context switch's perf and BPF paths whose calls
+# path_counts counts (a function the compiler inlined is not traceable and
+# is left out): the per-cgroup events' cgroup switch and the PMU callbacks
+# that schedule their events out and in (x86_pmu_* for hardware events,
+# where they reprogram the PMU; the software PMUs' here), the shared
+# event's flush and hash lookups (patch 0001), counter reads, BPF
+# programs' entry points (tracepoint and perf overflow) and rstat's update.
+PATH_FUNCS='__perf_event_task_sched_(in|out)|perf_cgroup_switch|ctx_sched_(in|out)|event_sched_(in|out)'
+PATH_FUNCS+='|x86_pmu_(add|del)|cpu_clock_event_(add|del)|perf_swevent_(add|del)'
+PATH_FUNCS+='|perf_cgroup_share_flush(_cpu)?|rhashtable_lookup(\.[a-z0-9.]+)?'
+PATH_FUNCS+='|perf_event_read_local|bpf_trace_run[0-9]|__perf_event_overflow|cgroup_rstat_updated'
+
+# path_counts BACKEND G E D LIST SUBTREE: calls of PATH_FUNCS on cpu 0 per
+# round trip of the ping-pong pinned there (two cgroup switches)
+path_counts() {
+	local dir=$tmp/f-$1 first last t=/sys/kernel/tracing loops=200
+	first=$(head -1 "$5") last=$(tail -1 "$5")
+	rm -rf "$dir"; mkdir -p "$dir"
+	echo 0 >$t/tracing_on
+	echo nop >$t/current_tracer
+	grep -oE "^($PATH_FUNCS)( |$)" $t/available_filter_functions | sort -u >$t/set_ftrace_filter
+	echo 16384 >$t/buffer_size_kb
+	echo function >$t/current_tracer
+	: >$t/trace
+	counting "$1" "$(events_of "$3")" "$5" "$6" "$dir" -- bash -c "echo 1 >$t/tracing_on
+		taskset -c 0 perf bench sched pipe -G ${first#$cg_root/},${last#$cg_root/} -l $loops >/dev/null 2>&1
+		echo 0 >$t/tracing_on"
+	{
+		echo "## $1: G=$2 E=$3 depth=$4: calls per round trip on cpu 0 ($loops round trips, ftrace)"
+		awk -v n=$loops '$2 == "[000]" { for (i = 3; i <= NF; i++) if ($i ~ /:$/ && $(i + 1) != "") { c[$(i + 1)]++; break } }
+			END { for (f in c) printf "%10.2f  %s\n", c[f] / n, f }' $t/trace | sort -k2
+		grep -h "^# entries-in-buffer" $t/trace | sed 's/^/# /'
+		echo
+	} >>"$out/profile.txt"
+	echo nop >$t/current_tracer
+	: >$t/set_ftrace_filter
+}
+
 if [ "$mode" = profile ]; then
 	rm -f "$out/profile.txt"
 	for c in "${configs[@]}"; do
 		read -r g e d <<<"$c"
 		sub=$(make_cgroups "$g" "$d" "$tmp/list")
 		for b in "${backends[@]}"; do profile "$b" "$g" "$e" "$d" "$tmp/list" "$sub"; done
+		for b in "${backends[@]}"; do path_counts "$b" "$g" "$e" "$d" "$tmp/list" "$sub"; done
 		# what perf stat holds open while its workload runs
 		for b in percg bperf; do
 			echo "## fds of perf stat ($b) while counting G=$g: by link target"
