@@ -131,7 +131,10 @@ def cost_table(res, cfg):
         m = lambda metric: res.median("cost", b, cfg, metric)
         if m("read_all_us") is None:
             continue
-        out.append(f"| {b} | {fmt(m('setup_us'))} | {fmt(m('read_all_us'))} | {fmt(m('read_one_us'))} | "
+        read_all = m("read_all_us")
+        # bperf's is a difference of two perf runs' cpu times: below zero it is noise
+        read_all = "noise (< 0)" if read_all is not None and read_all < 0 else fmt(read_all)
+        out.append(f"| {b} | {fmt(m('setup_us'))} | {read_all} | {fmt(m('read_one_us'))} | "
                    f"{fmt(m('teardown_us'))} | {fmt(m('fds'), 0)} | {fmt(m('slab_kb'), 0)} | "
                    f"{fmt(m('percpu_kb'), 0)} | {fmt(m('bpf_map_kb'), 0)} |")
     return out
