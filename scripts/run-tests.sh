@@ -13,9 +13,11 @@
 # that `make check` runs at the end of each guest when it splits the list
 # over several (scripts/shard-tests.py); "parallel" for a test that judges
 # no times and may share the cpus: consecutive parallel tests run at once,
-# and their results are printed in list order when the last one ends. --list prints, instead of running
-# them, one line per selected test: its name, "every-guest" or "one-guest",
-# and its list line, separated by tabs. Each test runs from /repo with bash; its own KTAP/TAP output is indented under a top-level result line.
+# and their results are printed in list order when the last one ends.
+# --list prints, instead of running them, one line per selected test: its
+# name, "every-guest" or "one-guest", and its list line, separated by tabs.
+# Each test runs from /repo with bash; its own KTAP/TAP output is indented
+# under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
 set -u
@@ -164,6 +166,7 @@ run_group() {
 hold_switch_path() {
 	local t=/sys/kernel/tracing
 	[ $HOST = 1 ] && return
+	tracing_was=$(cat $t/tracing_on 2>/dev/null)
 	echo 0 >$t/tracing_on 2>/dev/null
 	echo 1 >$t/events/sched/sched_switch/enable 2>/dev/null
 	perf stat -a -e sched:sched_switch,context-switches,cgroup-switches -o /dev/null \
@@ -174,8 +177,11 @@ hold_switch_path() {
 }
 
 release_switch_path() {
+	[ $HOST = 1 ] && return 0
 	[ -n "${holders:-}" ] && kill $holders 2>/dev/null
 	echo 0 >/sys/kernel/tracing/events/sched/sched_switch/enable 2>/dev/null
+	[ -n "${tracing_was:-}" ] && echo "$tracing_was" >/sys/kernel/tracing/tracing_on 2>/dev/null
+	return 0
 }
 
 tmp=$(mktemp -d)

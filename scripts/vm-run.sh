@@ -15,10 +15,11 @@
 #
 # The guest sees the repository at /repo (read-write; build/bin is a copy in
 # guest memory taken at boot) and the host's /usr read-only; build/bin is on
-# its PATH; cgroup2, bpffs, tracefs and debugfs are mounted. The command runs from /repo with bash. The exit status is the
-# command's; 124 when the guest hung, 125 when it died (panic, crash) or
-# could not start, 126 when the command passed but the kernel log shows a
-# splat. The reason is printed on stderr as "vm-run: ...".
+# its PATH; cgroup2, bpffs, tracefs and debugfs are mounted. The command
+# runs from /repo with bash. The exit status is the command's; 124 when
+# the guest hung, 125 when it died (panic, crash) or could not start, 126
+# when the command passed but the kernel log shows a splat. The reason is
+# printed on stderr as "vm-run: ...".
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
