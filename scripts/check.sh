@@ -3,7 +3,7 @@
 # line "N passed, N failed, N skipped".
 #
 #   scripts/check.sh [--kernel IMAGE] [--timeout SEC] [--vm-tests DIR]
-#                    [--out DIR] [--guests N] [NAME-PREFIX...]
+#                    [--out DIR] [--guests N] [--guest-cpus N] [NAME-PREFIX...]
 #
 # --vm-tests DIR reads the guest's test lists from DIR (inside the repository)
 # instead of tests/vm-tests.d; --out DIR writes results there (build/check).
@@ -15,7 +15,8 @@
 # their result lines stream prefixed with [host]. With one guest its output
 # streams in full; with more, each test's result line streams as it comes,
 # prefixed with its guest. The full outputs are OUT/host.ktap and
-# OUT/guest<i>.ktap.
+# OUT/guest<i>.ktap. --guest-cpus N gives each guest N vcpus (default 2;
+# the runner's self-test boots its guests with 1 beside the test guest).
 #
 # Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
@@ -26,6 +27,7 @@ TIMEOUT=${CHECK_TIMEOUT:-2400}
 LISTDIR=tests/vm-tests.d
 OUT=build/check
 GUESTS=${CHECK_GUESTS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
+GUEST_CPUS=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--vm-tests) LISTDIR=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--guests) GUESTS=$2; shift 2 ;;
+	--guest-cpus) GUEST_CPUS=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -54,7 +57,7 @@ NGUESTS=$(cat "$OUT/guests")
 # stdout unless --quiet); its exit status in $OUT/guest<I>.rc
 run_guest() {
 	local i=$1 quiet=${2:-}
-	scripts/vm-run.sh --kernel "$KERNEL" --timeout "$TIMEOUT" $quiet --keep "$OUT/vm$i" -- \
+	scripts/vm-run.sh --kernel "$KERNEL" --cpus "$GUEST_CPUS" --timeout "$TIMEOUT" $quiet --keep "$OUT/vm$i" -- \
 		VM_TESTS_DIR="$OUT/guest$i" scripts/run-tests.sh 2>"$OUT/vm$i-run.err"
 	echo $? >"$OUT/guest$i.rc"
 }

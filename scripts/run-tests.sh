@@ -89,17 +89,29 @@ if [ $LIST_ONLY = 1 ]; then
 	exit 0
 fi
 
-kernel_log() { [ $HOST = 1 ] || dmesg; }
+# read_new_splats: sets splat to the splat lines (at most 3) the kernel log
+# gained since the last call. One dmesg per call: under TCG each program
+# started in the guest costs 50-150 ms, and the runner's own ones had added
+# about a second to every test.
+log_seen=0
+splat=
+read_new_splats() {
+	local log
+	[ $HOST = 1 ] && return
+	mapfile -t log < <(dmesg)
+	splat=$(printf '%s\n' "${log[@]:log_seen}" | grep -m3 -E -f scripts/kernel-splats.ere)
+	log_seen=${#log[@]}
+}
 
 # run_test LINE RCFILE: runs the test, its output indented on stdout; writes
 # "<exit status> <seconds>" to RCFILE
 run_test() {
 	local start rc
 	parse_line "$1"
-	start=$(date +%s)
+	start=$EPOCHSECONDS
 	timeout -k 10 "$limit" bash -c "$cmd" </dev/null 2>&1 | sed 's/^/  /'
 	rc=${PIPESTATUS[0]}
-	echo "$rc $(($(date +%s) - start))" >"$2"
+	echo "$rc $((EPOCHSECONDS - start))" >"$2"
 }
 
 # result N LINE RCFILE SPLAT: prints test N's result line
@@ -126,8 +138,7 @@ result() {
 # results are printed in order when the last one ends.  A kernel splat
 # while they ran fails all of them.
 run_group() {
-	local first=$1 last=$2 i seen splat names= pids=
-	seen=$(kernel_log | wc -l)
+	local first=$1 last=$2 i names= pids=
 	if [ "$first" = "$last" ]; then
 		parse_line "${TESTS[first - 1]}"
 		echo "# test $first: $name"
@@ -142,7 +153,7 @@ run_group() {
 		echo "# tests $first-$last run at once:$names"
 		wait $pids
 	fi
-	splat=$(kernel_log | tail -n +$((seen + 1)) | grep -E -f scripts/kernel-splats.ere | head -3)
+	read_new_splats
 	for ((i = first; i <= last; i++)); do
 		if [ "$first" != "$last" ]; then
 			parse_line "${TESTS[i - 1]}"
@@ -187,6 +198,7 @@ release_switch_path() {
 tmp=$(mktemp -d)
 trap 'release_switch_path; rm -rf "$tmp"' EXIT
 hold_switch_path
+read_new_splats	# what the log held before the first test
 echo "TAP version 13"
 echo "1..${#TESTS[@]}"
 n=1
