@@ -13,6 +13,8 @@
 #    olddefconfig (a later fragment overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
 #    build/bzImage[-debug|-bench]; installs uapi headers to build/headers.
+#    Skips the build when no file of the tree and not the .config is newer
+#    than the image.
 #
 # Developers of a patch may build their own tree with the same config:
 #   KSRC=build/dev-foo scripts/build-kernel.sh
@@ -132,7 +134,20 @@ check_config() {
 	[ $missing = 0 ] || die "kernel configuration is incomplete"
 }
 
+# up_to_date: the image is newer than the configuration and every file of
+# the tree (a patch applied, a file edited or a new configuration makes it
+# older). Saves kbuild's own walk of the tree, 5.6 s of every make check.
+up_to_date() {
+	[ -f "$IMAGE" ] && [ -f "$OBJ/.config" ] && [ ! "$OBJ/.config" -nt "$IMAGE" ] || return 1
+	[ "$VARIANT" != default ] || [ -f "$HEADERS/include/linux/perf_event.h" ] || return 1
+	[ -z "$(find "$SRC" -path "$SRC/.git" -prune -o -newer "$IMAGE" -type f -print -quit)" ]
+}
+
 build() {
+	if up_to_date; then
+		log "$IMAGE up to date"
+		return
+	fi
 	log "building $VARIANT bzImage (-j$JOBS)"
 	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=$SRC CCACHE_NOHASHDIR=1
 	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage

@@ -10,6 +10,7 @@
 PERF_SRC := $(BUILD)/perf-src
 PERF_OUT := $(abspath $(BUILD))/perf
 PERF := $(BUILD)/bin/perf
+PERF_BUILT := $(PERF_OUT)/.built
 # NO_LIBLLVM: libLLVM (with libz3, libicu, libxml2) only speeds up perf
 # report's source-line lookup, yet loading it cost about 0.5 s of every perf
 # start under TCG (perf --version: 0.84 s with it, 0.27 s without); perf
@@ -28,16 +29,20 @@ perf-src: kernel
 	@mkdir -p $(BUILD)
 	@flock $(PERF_LOCK) tools-perf/apply-patches.sh $(KSRC) $(PERF_SRC)
 
-# perf's own make tracks its sources.
+# perf's own make tracks its sources; it runs when a file of build/perf-src
+# changed since its last successful run.
 $(PERF): perf-src FORCE
 	@mkdir -p $(PERF_OUT) $(@D)
-	@echo "  PERF    building tools/perf"
 	@# perf's build does not notice changed options: start over when they change
 	@echo '$(PERF_MAKE_FLAGS)' | cmp -s - $(PERF_OUT)/make-flags || \
 		{ flock $(PERF_LOCK) sh -c 'find $(PERF_OUT) -mindepth 1 -delete' && \
 		  echo '$(PERF_MAKE_FLAGS)' >$(PERF_OUT)/make-flags; }
-	@flock $(PERF_LOCK) $(MAKE) -s -C $(PERF_SRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) \
-		>$(PERF_OUT)/build.log 2>&1 || \
+	@# perf's make takes 5 s to find nothing to do: skip it when no file of
+	@# build/perf-src is newer than its last successful run
+	@[ -f $(PERF_BUILT) ] && [ -z "$$(find $(PERF_SRC) -path $(PERF_SRC)/.git -prune -o \
+		-newer $(PERF_BUILT) -type f -print -quit)" ] || \
+	{ echo "  PERF    building tools/perf" && flock $(PERF_LOCK) $(MAKE) -s -C $(PERF_SRC)/tools/perf O=$(PERF_OUT) $(PERF_MAKE_FLAGS) \
+		>$(PERF_OUT)/build.log 2>&1 && touch $(PERF_BUILT); } || \
 		{ tail -40 $(PERF_OUT)/build.log; echo "error: perf build failed (log: $(PERF_OUT)/build.log)"; exit 1; }
 	@flock $(PERF_LOCK) sh -c 'cmp -s $(PERF_OUT)/perf $@ || cp $(PERF_OUT)/perf $@'
 
