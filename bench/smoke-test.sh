@@ -1,6 +1,6 @@
 #!/bin/bash
 # The bench smoke test `make check` runs in the guest (tests/vm-tests.d/
-# 65-bench-smoke.list): bench/guest.sh smoke + bench/report.py --no-plots,
+# 06-bench-smoke.list): bench/guest.sh smoke + bench/report.py --no-plots,
 # then checks that every backend produced every measurement and that the
 # summary was written. It judges no times: it keeps the scripts working.
 # The plots are checked on the host (bench/report-test.sh): gnuplot's start

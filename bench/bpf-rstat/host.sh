@@ -76,12 +76,13 @@ BPFTOOL=build/tools/bpftool/bpftool
 echo 1 > /proc/sys/kernel/bpf_stats_enabled
 echo
 echo "# BPF program run time per call, median of $REPS: an empty program on the"
-echo "# same hook (the hook and the timing), one that only reads the 2 counters,"
+echo "# same hook (the hook and the timing), one that reads the 2 counters without"
+echo "# enabled/running (read-count), one that reads them as cgrstat does (read),"
 echo "# cgrstat's collector, bperf's on_cgrp_switch"
 printf "%-6s %-10s %10s\n" depth program ns/call
 for depth in 1 8; do
 	IFS="|" read -r a b list <<<"$(make_path $depth)"
-	for m in empty read collector; do
+	for m in empty read-count read collector; do
 		v=$(for ((r = 0; r < REPS; r++)); do
 			"$B/trigger" $m "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
 		done | awk '/^prog_ns_per_call/ { print $3 }' | median)

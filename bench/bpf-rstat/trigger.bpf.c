@@ -105,3 +105,18 @@ int BPF_PROG(read_switch, bool preempt, struct task_struct *prev, struct task_st
 		bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now));
 	return 0;
 }
+
+/* the same reads without enabled/running (bpf_perf_event_read): what the
+ * times cost (one clock read per event in perf_event_read_local) */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(read_count_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 cpu, i;
+
+	if (prev->cgroups->dfl_cgrp == next->cgroups->dfl_cgrp)
+		return 0;
+	cpu = bpf_get_smp_processor_id();
+	for (i = 0; i < MAX_EVENTS; i++)
+		bpf_perf_event_read(&events, i * nr_cpus + cpu);
+	return 0;
+}

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trigger {tp|perf|empty|read|collector} COMMAND...: run COMMAND with the
+ * trigger {tp|perf|empty|read|read-count|collector} COMMAND...: run COMMAND with the
  * collector work hooked on tp_btf/sched_switch (tp) or on a cgroup-switches
  * perf event per cpu, sample_period 1 (perf, bperf's way); print how often
  * it ran.  "empty" hooks a program that returns at once and "read" one that
  * only reads the two counters at a cgroup switch: with
  * kernel.bpf_stats_enabled, their run times per call break the collector's
- * down (hook and timing, counter reads, the rest).
+ * down (hook and timing, counter reads, the rest); "read-count" reads them
+ * without enabled/running times.
  * "collector" runs cgrstat's real collector (rstat_counters.bpf.c,
  * including cgroup_rstat_updated) without its fentry programs: the
  * per-switch cost on kernels that refuse fentry (the 6.18 host).
@@ -119,6 +120,8 @@ static struct bpf_program *tp_program(struct trigger *skel, const char *mode)
 		return skel->progs.empty_switch;
 	if (!strcmp(mode, "read"))
 		return skel->progs.read_switch;
+	if (!strcmp(mode, "read-count"))
+		return skel->progs.read_count_switch;
 	return NULL;
 }
 
@@ -133,7 +136,7 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "collector"))
 		return collector_only(argv + 2);
 	if (argc < 3) {
-		fprintf(stderr, "usage: trigger {tp|perf|empty|read|collector} COMMAND...\n");
+		fprintf(stderr, "usage: trigger {tp|perf|empty|read|read-count|collector} COMMAND...\n");
 		return 2;
 	}
 	perf_mode = !strcmp(argv[1], "perf");
@@ -155,6 +158,8 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.on_sched_switch, tp_prog == skel->progs.on_sched_switch);
 	bpf_program__set_autoload(skel->progs.empty_switch, tp_prog == skel->progs.empty_switch);
 	bpf_program__set_autoload(skel->progs.read_switch, tp_prog == skel->progs.read_switch);
+	bpf_program__set_autoload(skel->progs.read_count_switch,
+				  tp_prog == skel->progs.read_count_switch);
 	if (trigger__load(skel))
 		goto out;
 	open_counters(bpf_map__fd(skel->maps.events), ncpu, fds, &nfds, ncpu);

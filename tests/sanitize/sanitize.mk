@@ -1,6 +1,6 @@
 # tests/sanitize/sanitize.mk - AddressSanitizer + UBSan builds of our tools,
 # run in the guest by tests/sanitize/tools.sh (listed in
-# tests/vm-tests.d/90-sanitize.list). They replace valgrind there: under
+# tests/vm-tests.d/07-sanitize.list). They replace valgrind there: under
 # QEMU TCG valgrind took about 5 minutes for the same cases, these seconds.
 #
 #   $(SAN_BIN)/cgrstat, $(SAN_BIN)/memcg-stat, $(SAN_BIN)/cgroup-counter
