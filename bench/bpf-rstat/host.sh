@@ -28,6 +28,14 @@ MODES=(none collector bperf tp perf-trigger)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# paired "A1 A2 ..." "N1 N2 ...": Ai - Ni, one per line
+paired() { paste <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) | awk '{ print $1 - $2 }'; }
+# ratios "C..." "B..." "N...": 100 (Ci - Ni) / (Bi - Ni), one per line
+ratios() {
+	paste <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) <(tr ' ' '\n' <<<"$3" | grep .) |
+		awk '$2 > $3 { printf "%.0f\n", 100 * ($1 - $3) / ($2 - $3) }'
+}
+
 make_path() { # DEPTH -> "A|B|LIST"
 	local depth=$1 dir= list= i
 	for ((i = 1; i < depth; i++)); do
@@ -52,8 +60,11 @@ one() { # MODE A B LIST
 }
 
 echo "# host $(uname -r): $ROUNDS round trips, $REPS interleaved repetitions,"
-echo "# median cpu ns per switch (cpu time of the two ping-pong tasks / switches)"
-printf "%-6s %-13s %10s %12s\n" depth mode ns/switch "overhead ns"
+echo "# median cpu ns per switch (cpu time of the two ping-pong tasks / switches);"
+echo "# overhead: the mode's median minus none's; paired: the median over the"
+echo "# repetitions of the mode minus none in the same repetition (the modes of one"
+echo "# repetition run back to back, so this cancels the machine's drift)"
+printf "%-6s %-13s %10s %12s %12s\n" depth mode ns/switch "overhead ns" "paired ns"
 for depth in 1 8; do
 	IFS="|" read -r a b list <<<"$(make_path $depth)"
 	declare -A res=()
@@ -65,8 +76,11 @@ for depth in 1 8; do
 	base=$(tr ' ' '\n' <<<"${res[none]}" | grep . | median)
 	for m in "${MODES[@]}"; do
 		v=$(tr ' ' '\n' <<<"${res[$m]}" | grep . | median)
-		printf "%-6s %-13s %10s %12s\n" $depth $m "$v" $((v - base))
+		printf "%-6s %-13s %10s %12s %12s\n" $depth $m "$v" $((v - base)) \
+			"$(paired "${res[$m]}" "${res[none]}" | median)"
 	done
+	echo "# depth $depth: collector's overhead / bperf's, median of the repetitions:" \
+		"$(ratios "${res[collector]}" "${res[bperf]}" "${res[none]}" | median) %"
 	unset res
 done
 # The programs' own run time per call (kernel.bpf_stats_enabled: precise on
@@ -87,6 +101,7 @@ for depth in 1 8; do
 			"$B/trigger" $m "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
 		done | awk '/^prog_ns_per_call/ { print $3 }' | median)
 		printf "%-6s %-10s %10s\n" $depth $m "$v"
+		[ $m = collector ] && ours=$v
 	done
 	theirs=$(for ((r = 0; r < REPS; r++)); do
 		"$PERF" stat --bpf-counters -a -e $EVENTS --for-each-cgroup "$list" -o /dev/null -- \
@@ -94,6 +109,7 @@ for depth in 1 8; do
 	done | awk '/run_time_ns/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
 		if ($i == "run_cnt") c = $(i + 1) }; print int(t / c) }' | median)
 	printf "%-6s %-10s %10s\n" $depth bperf "$theirs"
+	echo "# depth $depth: collector / bperf: $((100 * ours / theirs)) %"
 done
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 find "$CG"/bpp1 "$CG"/bpp-a "$CG"/bpp-b -depth -type d -exec rmdir {} + 2>/dev/null || true
