@@ -22,18 +22,6 @@
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_MSEC	1000000ULL
 
-/*
- * The least cpu-clock a cgroup event may count for a worker that burned
- * @ns of its own cpu time (CLOCK_THREAD_CPUTIME_ID) there.  The scheduler
- * starts and stops a task's clock when it picks tasks, perf switches the
- * cgroup's clock later in the same switch (perf_event_task_sched_out()),
- * so the two differ by part of every context switch.  Counts 0.45 % (a
- * lockdep kernel under TCG) and 1.3 % (TCG on a loaded host) below the
- * worker's cputime were measured, for classic cgroup events and the
- * shared event alike; 2 % covers them.
- */
-#define PCG_COUNTED_AT_LEAST(ns)	((ns) / 100 * 98)
-
 /* ---- cgroups ---- */
 
 /* Mount point of cgroup v2 (CGROUP2_ROOT overrides), or NULL. */
