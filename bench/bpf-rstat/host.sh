@@ -28,11 +28,13 @@ MODES=(none collector bperf tp perf-trigger)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# lines "V1 V2 ...": one value per line
+lines() { tr ' ' '\n' <<<"$1" | grep .; }
 # paired "A1 A2 ..." "N1 N2 ...": Ai - Ni, one per line
-paired() { paste <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) | awk '{ print $1 - $2 }'; }
+paired() { paste <(lines "$1") <(lines "$2") | awk '{ print $1 - $2 }'; }
 # ratios "C..." "B..." "N...": 100 (Ci - Ni) / (Bi - Ni), one per line
 ratios() {
-	paste <(tr ' ' '\n' <<<"$1" | grep .) <(tr ' ' '\n' <<<"$2" | grep .) <(tr ' ' '\n' <<<"$3" | grep .) |
+	paste <(lines "$1") <(lines "$2") <(lines "$3") |
 		awk '$2 > $3 { printf "%.0f\n", 100 * ($1 - $3) / ($2 - $3) }'
 }
 
@@ -73,9 +75,9 @@ for depth in 1 8; do
 			res[$m]+="$(one $m "$a" "$b" "$list") "
 		done
 	done
-	base=$(tr ' ' '\n' <<<"${res[none]}" | grep . | median)
+	base=$(lines "${res[none]}" | median)
 	for m in "${MODES[@]}"; do
-		v=$(tr ' ' '\n' <<<"${res[$m]}" | grep . | median)
+		v=$(lines "${res[$m]}" | median)
 		printf "%-6s %-13s %10s %12s %12s\n" $depth $m "$v" $((v - base)) \
 			"$(paired "${res[$m]}" "${res[none]}" | median)"
 	done
@@ -96,6 +98,7 @@ echo "# cgrstat's collector, bperf's on_cgrp_switch"
 printf "%-6s %-10s %10s\n" depth program ns/call
 for depth in 1 8; do
 	IFS="|" read -r a b list <<<"$(make_path $depth)"
+	ours=
 	for m in empty read-count read collector; do
 		v=$(for ((r = 0; r < REPS; r++)); do
 			"$B/trigger" $m "$B/pingpong" "$CG/$a" "$CG/$b" "$ROUNDS"
@@ -109,7 +112,9 @@ for depth in 1 8; do
 	done | awk '/run_time_ns/ { for (i = 1; i < NF; i++) { if ($i == "run_time_ns") t = $(i + 1);
 		if ($i == "run_cnt") c = $(i + 1) }; print int(t / c) }' | median)
 	printf "%-6s %-10s %10s\n" $depth bperf "$theirs"
-	echo "# depth $depth: collector / bperf: $((100 * ours / theirs)) %"
+	if [ -n "$ours" ] && [ "${theirs:-0}" -gt 0 ]; then
+		echo "# depth $depth: collector / bperf: $((100 * ours / theirs)) %"
+	fi
 done
 echo 0 > /proc/sys/kernel/bpf_stats_enabled
 find "$CG"/bpp1 "$CG"/bpp-a "$CG"/bpp-b -depth -type d -exec rmdir {} + 2>/dev/null || true
