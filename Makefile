@@ -1,19 +1,20 @@
 # linux-multicgroup: count perf events for thousands of cgroups.
 #
+# `make help` lists the targets. The two that matter:
 #   make demo        boot the patched kernel and show per-cgroup counting
 #   make check       build everything, run host and guest tests (T=prefix to pick)
-#   make check-debug the same on a KASAN + kmemleak + lockdep kernel
-#   make vm-run CMD='...'   run one command in the guest (BZIMAGE= to pick a kernel)
-#   make vm-shell    interactive guest
-#   make kernel      build/bzImage from kernel-patches/series
-#   make deps        install the build and test dependencies (apt-get)
 #
-# Components add themselves through Makefile fragments (*/*.mk, tests/*/*.mk),
-# which append to:
+# Each component's fragment sits beside its code (kernel/kernel.mk,
+# lib/*/*.mk, tools/tools.mk, perf/perf.mk, tests/*/*.mk, bench/bench.mk, ...)
+# and appends to:
 #   GUEST_BINS  programs and files to build for the tests (`make tests`)
 #   HOST_TESTS  host-side test programs (each prints TAP; run by `make check`)
-# and may use the variables below. VM tests are listed in tests/vm-tests.d/*.list,
-# host tests with arguments in tests/host-tests.d/*.list (see scripts/run-tests.sh).
+# The fragments are read in no particular order: a prerequisite that names
+# another component's variable is written $$(VAR) and expanded after every
+# fragment has been read (.SECONDEXPANSION). Only the BPF toolchain
+# (scripts/bpf-toolchain.mk), which every component builds with, comes first.
+# VM tests are listed in tests/vm-tests.d/*.list, host tests with arguments
+# in tests/host-tests.d/*.list (see scripts/run-tests.sh and docs/development.md).
 
 BUILD        := build
 KSRC         := $(BUILD)/linux
@@ -27,8 +28,25 @@ DEPS_STAMP   := $(BUILD)/.deps-installed
 GUEST_BINS :=
 HOST_TESTS :=
 
-.PHONY: all deps kernel kernel-debug kernel-bench tests check check-debug demo vm-run vm-shell clean distclean
+.DEFAULT_GOAL := all
+.SECONDEXPANSION:
+.PHONY: all help deps tests check check-debug demo vm-run vm-shell clean distclean
 all: kernel tests
+
+help:
+	@sed -n 's/^## //p' $(MAKEFILE_LIST)
+
+## make demo          build the patched kernel, boot it, show every backend counting
+## make check         build everything, run every host and guest test (T=prefix picks)
+## make check-debug   the same tests on the KASAN + kmemleak + lockdep kernel
+## make kernel        build/bzImage from kernel/backport-6.12 (kernel-debug, kernel-bench)
+## make perf          build/bin/perf with the perf series (perf/patches)
+## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
+## make install       libcgcount: header, .a, .so, pkg-config (PREFIX=, DESTDIR=)
+## make bench-quick   every backend side by side, reduced sweep (make bench: full)
+## make vm-run CMD=.. one command in the guest;  make vm-shell: a shell there
+## make deps          install the build and test dependencies (apt-get)
+## make clean         remove test outputs (distclean: all of build/)
 
 # Dependencies: scripts/deps.sh is idempotent; the stamp keeps `make` quiet.
 deps: $(DEPS_STAMP)
@@ -36,25 +54,8 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-# The kernel: the script tracks the series, the patches and the config
-# fragments itself and rebuilds only what changed.
-kernel: deps
-	@scripts/build-kernel.sh default
-$(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel
-
-kernel-debug: deps
-	@scripts/build-kernel.sh debug
-
-# Without lock debugging, for benchmarks (kernel-patches/config-bench.fragment).
-kernel-bench: deps
-	@scripts/build-kernel.sh bench
-
-# Fragments of the components. A rule's prerequisites are expanded when make
-# reads it, so a fragment must come after the fragments whose variables it
-# names there: the BPF toolchain (bpf/bpf.mk) first, the tests last.
-include bpf/bpf.mk
-include $(sort $(filter-out bpf/bpf.mk,$(wildcard */*.mk)))
-include $(sort $(wildcard tests/*/*.mk))
+include scripts/bpf-toolchain.mk
+include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS)
 
@@ -70,7 +71,7 @@ vm-run: tests
 vm-shell: tests
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --shell
 
-demo: tests
+demo: deps kernel $(BUILD)/bin/perf $$(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat
 	@scripts/demo.sh --kernel $(BZIMAGE)
 
 clean:

@@ -1,4 +1,4 @@
-# bench/bench.mk - every counting backend measured side by side (issue 6).
+# bench/bench.mk - every counting backend measured side by side.
 #
 #   make bench         the full sweep (G up to 10000, E 1/2/4, depth 1/4/8)
 #   make bench-quick   the reduced sweep (< 10 minutes)
@@ -13,7 +13,8 @@
 BENCH_OUT := $(BUILD)/bench
 BENCH_KERNEL := --kernel $(BUILD)/bzImage-bench
 
-$(BUILD)/bin/cgbench: bench/cgbench.c bpf/cgrstat.h $(CGRSTAT_LIB) $(LIBBPF_A) $(KHDR)/linux/perf_event.h
+$(BUILD)/bin/cgbench: bench/cgbench.c $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $(LIBBPF_A) \
+		$(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -isystem $(KHDR) $< $(CGRSTAT_LDLIBS) -o $@
 
@@ -28,3 +29,31 @@ bench-smoke: tests kernel-bench
 	@bench/run.sh --mode smoke $(BENCH_KERNEL) $(BENCH_ARGS)
 bench-profile: tests kernel-bench
 	@bench/run.sh --mode profile $(BENCH_KERNEL) $(BENCH_ARGS)
+
+# ---- bench/bpf-rstat: the collector's per-switch cost on the host (host.sh) ----
+BENCH_RSTAT_OUT := $(BUILD)/bench/bpf-rstat
+
+$(BENCH_RSTAT_OUT)/pingpong: bench/bpf-rstat/pingpong.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) $< -o $@
+
+GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong
+
+# trigger: cgroup-switches perf event vs tp_btf/sched_switch as the collector's trigger
+$(eval $(call BPF_SKEL_RULES,bench/bpf-rstat,$(BENCH_RSTAT_OUT)))
+
+$(BENCH_RSTAT_OUT)/trigger: bench/bpf-rstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h \
+		$$(CGRSTAT_SKEL) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_RSTAT_OUT) -I$(CGRSTAT_OUT) $< $(LIBBPF_A) \
+		$(LIBBPF_LDLIBS) -o $@
+
+GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
+
+# ---- bench/memcg-stat: memory.stat against the BPF reader ----
+$(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h \
+		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h $$(MEMCG_LIB) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+
+GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

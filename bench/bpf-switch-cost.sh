@@ -1,5 +1,5 @@
 #!/bin/bash
-# Per-switch BPF cost of the two BPF backends, by depth (issue 4's benchmark):
+# Per-switch BPF cost of the two BPF backends, by depth:
 #
 #   bench/bpf-switch-cost.sh [ROUND_TRIPS] [REPETITIONS] [EVENTS]    (in the guest:
 #   scripts/vm-run.sh --kernel build/bzImage-bench -- bench/bpf-switch-cost.sh)

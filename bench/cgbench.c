@@ -22,7 +22,7 @@
  *           the events `perf stat -a --for-each-cgroup` opens
  *   shared  one CPU event per event and CPU with every cgroup attached
  *           (PERF_EVENT_IOC_ATTACH_CGROUP, READ_CGROUPS, READ_CGROUP)
- *   rstat   the BPF rstat backend (bpf/cgrstat.h)
+ *   rstat   the BPF rstat backend (lib/cgrstat/cgrstat.h)
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -10,7 +10,7 @@
 #   percg   perf stat -a --for-each-cgroup (one cgroup event per cgroup, event, cpu)
 #   bperf   perf stat -a --bpf-counters --for-each-cgroup
 #   shared  one CPU event per event and cpu, cgroups attached by ioctl
-#   rstat   the BPF rstat backend (bpf/cgrstat.h)
+#   rstat   the BPF rstat backend (lib/cgrstat/cgrstat.h)
 # then `cgbench cost` times setup, reads and teardown in-process, and the
 # memcg-stat benchmark reads memory.stat vs the BPF iterator.
 # profile: instead, a kernel profile (perf record -a, cpu-clock) of the pipe
@@ -85,7 +85,7 @@ events_of() { local IFS=,; echo "${event_pool[*]:0:$1}"; }
 # counts in DIR/counts.txt ("value event cgroup", cpu-clock in ns).
 # A backend is one case here (perf stat --cgroup-backend= will replace the
 # cgbench lines once perf has it).
-# perf stat --cgroup-backend (tools-perf/patches): percg must ask for
+# perf stat --cgroup-backend (perf/patches): percg must ask for
 # events, as auto picks shared on this kernel; with the option, shared and
 # rstat run through perf too (BENCH_DRIVER=cgbench: through cgbench).
 if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then

@@ -37,7 +37,7 @@ mkdir -p "$out"
 rm -f "$out"/results.csv "$out"/*.png
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench bpf kernel-patches tools-perf/examples || echo -dirty)"
+	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench lib kernel perf tools examples || echo -dirty)"
 	echo "host=$(uname -r) $(nproc) cpus, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "series=$(git -C build/linux log -1 --format=%h 2>/dev/null || echo unknown)"

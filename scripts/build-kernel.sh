@@ -5,11 +5,11 @@
 #
 # 1. Unpacks Debian's linux-source-6.12 into build/linux once, as a git
 #    repository whose first commit (tag "base") is the pristine tarball.
-# 2. Applies kernel-patches/series with `git am` (no fuzz, no 3-way merge);
-#    re-applies from "base" only when the series or a patch changed.
-# 3. Configures tinyconfig + kvm_guest.config + kernel-patches/config.fragment
-#    (+ config-debug.fragment for the debug variant, config-bench.fragment
-#    for the benchmark variant), checks that every requested option survived
+# 2. Applies kernel/backport-6.12/series with `git am` (no fuzz, no 3-way
+#    merge); re-applies from "base" only when the series or a patch changed.
+# 3. Configures tinyconfig + kvm_guest.config + kernel/config/guest.fragment
+#    (+ debug.fragment for the debug variant, bench.fragment for the
+#    benchmark variant), checks that every requested option survived
 #    olddefconfig (a later fragment overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
 #    build/bzImage[-debug|-bench]; installs uapi headers to build/headers.
@@ -28,7 +28,8 @@ VARIANT=${1:-default}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
 SRC=$BUILD/linux
-PATCHDIR=$ROOT/kernel-patches
+SERIES_DIR=${SERIES_DIR:-$ROOT/kernel/backport-6.12}
+CONFIG_DIR=$ROOT/kernel/config
 TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=${JOBS:-$(nproc)}
 
@@ -40,11 +41,11 @@ fi
 
 case $VARIANT in
 default) OBJ=$BUILD/kbuild; IMAGE=$BUILD/bzImage
-	FRAGMENTS=("$PATCHDIR/config.fragment") ;;
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment") ;;
 debug) OBJ=$BUILD/kbuild-debug; IMAGE=$BUILD/bzImage-debug
-	FRAGMENTS=("$PATCHDIR/config.fragment" "$PATCHDIR/config-debug.fragment") ;;
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/debug.fragment") ;;
 bench) OBJ=$BUILD/kbuild-bench; IMAGE=$BUILD/bzImage-bench
-	FRAGMENTS=("$PATCHDIR/config.fragment" "$PATCHDIR/config-bench.fragment") ;;
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment") ;;
 *) echo "usage: $0 [default|debug|bench]" >&2; exit 2 ;;
 esac
 if [ -n "$DEVTREE" ]; then
@@ -71,13 +72,13 @@ unpack_source() {
 }
 
 series_patches() {
-	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHDIR/series" || true
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$SERIES_DIR/series" || true
 }
 
 series_hash() {
 	{
-		cat "$PATCHDIR/series"
-		series_patches | while read -r p; do cat "$PATCHDIR/$p"; done
+		cat "$SERIES_DIR/series"
+		series_patches | while read -r p; do cat "$SERIES_DIR/$p"; done
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -85,14 +86,14 @@ apply_series() {
 	local stamp=$SRC/.git/applied-series want
 	want=$(series_hash)
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
-	log "applying kernel-patches/series"
+	log "applying ${SERIES_DIR#"$ROOT"/}/series"
 	git -C "$SRC" am --abort >/dev/null 2>&1 || true
 	git -C "$SRC" reset -q --hard base
 	rm -f "$stamp"
 	local p
 	for p in $(series_patches); do
-		[ -f "$PATCHDIR/$p" ] || die "series names $p, which does not exist"
-		if ! git -C "$SRC" am -q --no-3way "$PATCHDIR/$p"; then
+		[ -f "$SERIES_DIR/$p" ] || die "series names $p, which does not exist"
+		if ! git -C "$SRC" am -q --no-3way "$SERIES_DIR/$p"; then
 			git -C "$SRC" am --abort >/dev/null 2>&1 || true
 			die "patch $p does not apply cleanly to Linux 6.12 (see above)"
 		fi

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build the kernel at every step of kernel-patches/series (bisectability),
+# Build the kernel at every step of kernel/backport-6.12/series (bisectability),
 # then with the options its code depends on turned off: CONFIG_CGROUP_PERF
 # (at the first patch and at the end) and CONFIG_MEMCG (at the end).
 #

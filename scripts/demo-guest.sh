@@ -44,7 +44,7 @@ stop_workloads() {
 	pids=()
 }
 
-echo "== $(uname -sr): patched with kernel-patches/series"
+echo "== $(uname -sr): patched with kernel/backport-6.12/series"
 cat <<EOF
 == cgroups under $CG/$TOP:
    services/busy      a busy loop

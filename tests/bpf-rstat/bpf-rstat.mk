@@ -1,16 +1,17 @@
-# tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (bpf/).
+# tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (lib/cgrstat/)
+# and of the seed-000 example (examples/rstat-vmscan/).
 BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
 
-$(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c bpf/cgrstat.h tests/lib/exited_tasks.h \
-		$(CGRSTAT_LIB) $(LIBBPF_A)
+$(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
+		tests/lib/exited_tasks.h $$(CGRSTAT_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/cgrstat_test
 
-$(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $(CGRSTAT_OUT)/vmscan.skel.h $(LIBBPF_A)
+$(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -Wno-clobbered $(LIBBPF_CFLAGS) -I$(CGRSTAT_OUT) \
+	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -Wno-clobbered $(LIBBPF_CFLAGS) -I$(VMSCAN_OUT) \
 		-Itests/lib -I$(KSELFTEST_INC) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/vmscan_test

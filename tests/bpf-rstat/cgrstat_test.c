@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of the cgrstat BPF rstat pipeline (bpf/cgrstat.h) against
+ * Tests of the cgrstat BPF rstat pipeline (lib/cgrstat/cgrstat.h) against
  * independent truths: the kernel's per-task context switch counts
  * (/proc/PID/status), cgroup cpu.stat usage, classic per-cgroup perf events,
  * and sums over children.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The seed-000 workflow (upstream selftest cgroup_hierarchical_stats) with
- * bpf/vmscan.bpf.c: per-cgroup memcg reclaim latency collected at the
+ * examples/rstat-vmscan/vmscan.bpf.c: per-cgroup memcg reclaim latency collected at the
  * reclaim tracepoints, flushed by rstat, read through cgroup_iter files
  * pinned in bpffs, one per cgroup.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of libcgcount (tools-perf/lib/cgcount.h) on every backend the
+ * Tests of libcgcount (lib/cgcount/cgcount.h) on every backend the
  * kernel supports, against truths that do not come from the library under
  * test: the cgroup's cpu.stat usage, and a second session on the classic
  * backend (classic cgroup events, PERF_FLAG_PID_CGROUP) counting the same

@@ -1,21 +1,21 @@
 # tests/memcg-stat/memcg-stat.mk - tests of the memcg statistics kfuncs and
-# of the memcg-stat reader (issue 7). Listed in tests/vm-tests.d/50-memcg-stat.list.
+# of the memcg-stat reader (lib/memcg). Listed in tests/vm-tests.d/50-memcg-stat.list.
 #
 #   $(BUILD)/tests/memcg-stat/memcg_stat_test   reader accuracy (kselftest harness)
 #   $(BUILD)/tests/memcg-stat/kfunc_test        the kfuncs themselves
 
 MCGT_DIR := tests/memcg-stat
 MCGT_OUT := $(BUILD)/tests/memcg-stat
-MCGT_CFLAGS := $(MEMCG_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
+MCGT_CFLAGS = $(MEMCG_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
 	-Itests/lib -I$(KSELFTEST_INC) -I$(MCGT_DIR) -I$(MCGT_OUT)
 
 $(eval $(call BPF_SKEL_RULES,$(MCGT_DIR),$(MCGT_OUT)))
-# kfunc_bounds.bpf.c declares the kfuncs with memcg/'s header
-$(MCGT_OUT)/kfunc_bounds.bpf.o: BPF_CFLAGS += -Imemcg
-$(MCGT_OUT)/kfunc_bounds.bpf.o: memcg/memcg_kfuncs.bpf.h
+# kfunc_bounds.bpf.c declares the kfuncs with lib/memcg's header
+$(MCGT_OUT)/kfunc_bounds.bpf.o: BPF_CFLAGS += -Ilib/memcg
+$(MCGT_OUT)/kfunc_bounds.bpf.o: lib/memcg/memcg_kfuncs.bpf.h
 
 $(MCGT_OUT)/memcg_stat_test: $(MCGT_DIR)/memcg_stat_test.c $(MCGT_DIR)/mcg_util.c \
-		$(MCGT_DIR)/mcg_util.h $(MEMCG_LIB) $(LIBBPF_A)
+		$(MCGT_DIR)/mcg_util.h $$(MEMCG_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(MEMCG_LDLIBS) -o $@
 

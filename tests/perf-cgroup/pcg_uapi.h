@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The multi-cgroup perf event ioctls (issue 3). The patched uapi header
+ * The multi-cgroup perf event ioctls. The patched uapi header
  * defines them; these fallbacks let the tests build against older headers
  * (on an unpatched kernel the ioctls fail with -ENOTTY and the tests skip).
  */

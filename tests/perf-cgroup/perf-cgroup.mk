@@ -1,5 +1,5 @@
 # tests/perf-cgroup/perf-cgroup.mk - tests of the multi-cgroup perf event
-# ioctls (issue 3) and the kernel tree's own perf_events selftests.
+# ioctls (kernel/) and the kernel tree's own perf_events selftests.
 #
 #   $(BUILD)/bin/perf_cgroup_*       kselftest-harness programs (KTAP), one
 #                                    per tests/perf-cgroup/<name>.c, linked

@@ -3,7 +3,7 @@
 # turn its verdict into an exit status for the runner: 0 Ok, 4 Skip (as
 # kselftest), 1 FAILED or no verdict.  perf test itself exits 0 when a test
 # fails, and finds its shell tests from the tools/perf directory of the tree
-# perf was built from (build/perf-src, see tools-perf/perf.mk).
+# perf was built from (build/perf-src, see perf/perf.mk).
 #   tests/perf-stat/perf-test.sh "perf stat tests"
 set -u
 name=$1

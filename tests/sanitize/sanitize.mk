@@ -18,19 +18,19 @@ SAN_CFLAGS := $(CFLAGS_USER) -O1 -fsanitize=address,undefined -fno-sanitize-reco
 	-fno-omit-frame-pointer
 SAN_FD_CHECK := tests/sanitize/fd_leak_check.c
 
-$(SAN_BIN)/cgrstat: bpf/cgrstat-tool.c bpf/cgrstat.c bpf/cgrstat.h \
-		$(CGRSTAT_OUT)/rstat_counters.skel.h $(SAN_FD_CHECK) $(LIBBPF_A)
+$(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h \
+		$$(CGRSTAT_SKEL) $(SAN_FD_CHECK) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ibpf -I$(CGRSTAT_OUT) bpf/cgrstat-tool.c bpf/cgrstat.c \
-		$(SAN_FD_CHECK) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/cgrstat -I$(CGRSTAT_OUT) tools/cgrstat.c \
+		lib/cgrstat/cgrstat.c $(SAN_FD_CHECK) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
-$(SAN_BIN)/memcg-stat: memcg/memcg-stat.c memcg/memcg_stat.c memcg/memcg_stat.h \
-		memcg/memcg_stat_abi.h $(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A)
+$(SAN_BIN)/memcg-stat: tools/memcg-stat.c lib/memcg/memcg_stat.c lib/memcg/memcg_stat.h \
+		lib/memcg/memcg_stat_abi.h $$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Imemcg -I$(MEMCG_OUT) memcg/memcg-stat.c \
-		memcg/memcg_stat.c $(SAN_FD_CHECK) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/memcg -I$(MEMCG_OUT) tools/memcg-stat.c \
+		lib/memcg/memcg_stat.c $(SAN_FD_CHECK) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
-$(SAN_BIN)/cgroup-counter: tools-perf/examples/cgroup-counter.c $(SAN_FD_CHECK) \
+$(SAN_BIN)/cgroup-counter: examples/cgroup-counter/cgroup-counter.c $(SAN_FD_CHECK) \
 		$(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) -isystem $(KHDR) $< $(SAN_FD_CHECK) -o $@

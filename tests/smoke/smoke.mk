@@ -1,4 +1,4 @@
-# Smoke test of the guest kernel's configuration (issue: build and boot).
+# tests/smoke: the guest kernel boots with everything the tests need.
 SMOKE_OUT := $(BUILD)/tests/smoke
 $(eval $(call BPF_SKEL_RULES,tests/smoke,$(SMOKE_OUT)))
 

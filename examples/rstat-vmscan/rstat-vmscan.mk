@@ -1,0 +1,5 @@
+# examples/rstat-vmscan - the BPF selftest cgroup_hierarchical_stats pattern
+# (per-cgroup per-cpu readings, rstat propagation, cgroup_iter read-out) on
+# memcg reclaim; built as a skeleton that tests/bpf-rstat/vmscan_test.c loads.
+VMSCAN_OUT := $(BUILD)/examples/rstat-vmscan
+$(eval $(call BPF_SKEL_RULES,examples/rstat-vmscan,$(VMSCAN_OUT)))

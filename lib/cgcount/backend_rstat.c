@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgcount rstat backend: lib/cgrstat/cgrstat.h counts every cgroup from
+ * cgrstat_open() on; a cgroup's counts since it was added are its reading
+ * minus the baseline read when it was added.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+
+#include "cgcount_int.h"
+#include "cgrstat.h"
+
+/* more cgroups than this are added with one read of the whole tree */
+#define BASELINE_READ_ALL_MIN 8
+
+static struct cgrstat *rs(struct cgcount *s)
+{
+	return s->rstat;
+}
+
+#ifndef CAP_PERFMON
+#define CAP_PERFMON 38
+#define CAP_BPF 39
+#endif
+
+static int cap_effective(const struct __user_cap_data_struct *d, int cap)
+{
+	return !!(d[cap / 32].effective & (1U << (cap % 32)));
+}
+
+/* Loading the BPF programs needs CAP_BPF + CAP_PERFMON (or CAP_SYS_ADMIN). */
+static int may_load_bpf(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = { { 0 } };
+
+	if (syscall(SYS_capget, &hdr, d))
+		return 1;	/* cannot tell: let the kernel decide */
+	if (cap_effective(d, CAP_SYS_ADMIN))
+		return 1;
+	return cap_effective(d, CAP_BPF) && cap_effective(d, CAP_PERFMON);
+}
+
+static int rstat_open(struct cgcount *s)
+{
+	struct cgrstat_opts opts = { .sz = sizeof(opts), .cgroup_root = s->root };
+	char names[CGCOUNT_MAX_EVENTS * 32] = "", err[256];
+	int i;
+
+	for (i = 0; i < s->nr_events; i++) {
+		strncat(names, i ? "," : "", sizeof(names) - strlen(names) - 1);
+		strncat(names, s->events[i].name, sizeof(names) - strlen(names) - 1);
+	}
+	s->rstat = cgrstat_open(names, &opts, err, sizeof(err));
+	if (!s->rstat && !may_load_bpf())
+		return cgc_err(EPERM, "rstat backend: permission denied: run as root (with "
+			       "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) (%s)", err);
+	if (!s->rstat)
+		return cgc_err(EOPNOTSUPP, "rstat backend not available: %s", err);
+	return 0;
+}
+
+static void rstat_close(struct cgcount *s)
+{
+	cgrstat_close(rs(s));
+	s->rstat = NULL;
+}
+
+static void record_values(struct cgcount *s, const struct cgrstat_record *rec,
+			  struct cgcount_value *out)
+{
+	int e;
+
+	for (e = 0; e < s->nr_events; e++)
+		out[e] = (struct cgcount_value){ rec->values[e].counter, rec->values[e].enabled,
+						 rec->values[e].running };
+}
+
+static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
+{
+	struct cgrstat_record rec;
+	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, &rec);
+
+	if (ret)
+		return cgc_err(-ret, "rstat read of %s: %s", cg->path, cgrstat_errmsg(rs(s)));
+	record_values(s, &rec, out);
+	return 0;
+}
+
+static int read_tree(struct cgcount *s, struct cgrstat_record **recs, size_t *nr)
+{
+	int ret = cgrstat_read_all(rs(s), recs, nr);
+
+	if (ret)
+		return cgc_err(-ret, "rstat read: %s", cgrstat_errmsg(rs(s)));
+	return 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct cgc_cgroup *x = *(struct cgc_cgroup *const *)a;
+	const struct cgc_cgroup *y = *(struct cgc_cgroup *const *)b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* @cgs sorted by id */
+static struct cgc_cgroup *find_in(struct cgc_cgroup **cgs, size_t n, uint64_t id)
+{
+	struct cgc_cgroup key = { .id = id }, *k = &key, **found;
+
+	found = bsearch(&k, cgs, n, sizeof(*cgs), by_id);
+	return found ? *found : NULL;
+}
+
+static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
+{
+	struct cgrstat_record *recs;
+	struct cgc_cgroup *cg;
+	size_t nr, i, found = 0;
+	int ret = read_tree(s, &recs, &nr);
+
+	if (ret)
+		return ret;
+	qsort(cgs, n, sizeof(*cgs), by_id);
+	for (i = 0; i < nr; i++) {
+		cg = find_in(cgs, n, recs[i].cgroup_id);
+		if (cg) {
+			record_values(s, &recs[i], cg->base);
+			found++;
+		}
+	}
+	free(recs);
+	if (found != n)
+		return cgc_err(ENOENT, "rstat: %zu of %zu cgroups vanished while being added",
+			       n - found, n);
+	return 0;
+}
+
+static int rstat_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
+{
+	size_t i;
+	int ret = 0;
+
+	if (n > BASELINE_READ_ALL_MIN)
+		return baseline_from_tree(s, cgs, n);
+	for (i = 0; i < n && !ret; i++)
+		ret = read_one_record(s, cgs[i], cgs[i]->base);
+	return ret;
+}
+
+static void rstat_remove(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	(void)s;
+	(void)cg;
+}
+
+static void minus_base(struct cgcount *s, struct cgc_cgroup *cg, const struct cgcount_value *now)
+{
+	int e;
+
+	for (e = 0; e < s->nr_events; e++) {
+		cg->acc[e].value = now[e].value - cg->base[e].value;
+		cg->acc[e].enabled = now[e].enabled - cg->base[e].enabled;
+		cg->acc[e].running = now[e].running - cg->base[e].running;
+	}
+}
+
+static int rstat_read_one(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	struct cgcount_value now[CGCOUNT_MAX_EVENTS];
+	int ret;
+
+	ret = read_one_record(s, cg, now);
+
+	if (!ret)
+		minus_base(s, cg, now);
+	return ret;
+}
+
+/* A removed cgroup is not in the tree any more: report its last reading. */
+static void keep_last_of_removed(struct cgcount *s)
+{
+	struct cgc_cgroup *cg;
+	size_t i;
+
+	for (i = 0; i < s->nr_cgroups; i++) {
+		cg = s->cgroups[i];
+		if (cg->seen)
+			memcpy(cg->last, cg->acc, sizeof(cg->last));
+		else
+			memcpy(cg->acc, cg->last, sizeof(cg->acc));
+		cg->seen = 0;
+	}
+}
+
+static int rstat_read_all(struct cgcount *s)
+{
+	struct cgcount_value now[CGCOUNT_MAX_EVENTS];
+	struct cgrstat_record *recs;
+	struct cgc_cgroup *cg;
+	size_t nr, i;
+	int ret;
+
+	ret = read_tree(s, &recs, &nr);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++) {
+		cg = cgc_find(s, recs[i].cgroup_id);
+		if (!cg)
+			continue;
+		record_values(s, &recs[i], now);
+		minus_base(s, cg, now);
+		cg->seen = 1;
+	}
+	free(recs);
+	keep_last_of_removed(s);
+	return 0;
+}
+
+const struct cgc_backend_ops cgc_rstat_ops = {
+	.id = CGCOUNT_RSTAT,
+	.open = rstat_open,
+	.close = rstat_close,
+	.add = rstat_add,
+	.remove = rstat_remove,
+	.read_one = rstat_read_one,
+	.read_all = rstat_read_all,
+};

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgcount shared backend: one counting CPU event per event and CPU, with
+ * every counted cgroup attached (PERF_EVENT_IOC_ATTACH_CGROUP); see
+ * Documentation/admin-guide/perf/cgroup-counting.rst of the patched tree.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cgcount_int.h"
+
+#define REC_WORDS 4	/* { id, value, time_enabled, time_running } */
+
+static int nr_fds(const struct cgcount *s)
+{
+	return s->nr_events * s->nr_cpus;
+}
+
+static void shared_close(struct cgcount *s)
+{
+	int i;
+
+	if (!s->shared_fds)
+		return;
+	for (i = 0; i < nr_fds(s); i++)
+		if (s->shared_fds[i] >= 0)
+			close(s->shared_fds[i]);
+	free(s->shared_fds);
+	s->shared_fds = NULL;
+}
+
+static int not_supported(void)
+{
+	return cgc_err(EOPNOTSUPP, "shared backend not supported by this kernel: it lacks "
+		       "PERF_EVENT_IOC_ATTACH_CGROUP (the kernel series in kernel/); use "
+		       "the rstat, classic or auto backend");
+}
+
+static int open_fds(struct cgcount *s)
+{
+	int i, fd;
+
+	s->shared_fds = malloc(nr_fds(s) * sizeof(int));
+	if (!s->shared_fds)
+		return cgc_err(ENOMEM, "out of memory");
+	for (i = 0; i < nr_fds(s); i++)
+		s->shared_fds[i] = -1;
+	for (i = 0; i < nr_fds(s); i++) {
+		fd = cgc_perf_open(&s->events[i / s->nr_cpus], -1, s->cpus[i % s->nr_cpus], 0);
+		if (fd < 0)
+			return cgc_perf_open_err(-fd, s->events[i / s->nr_cpus].name);
+		s->shared_fds[i] = fd;
+	}
+	return 0;
+}
+
+static int shared_open(struct cgcount *s)
+{
+	int ret = cgc_kernel_has_shared();
+
+	if (ret < 0)
+		return cgc_perf_open_err(-ret, "shared backend: cpu-clock event");
+	ret = ret ? open_fds(s) : not_supported();
+	if (ret)
+		shared_close(s);
+	return ret;
+}
+
+static int ids_ioctl(int fd, unsigned long req, uint64_t *buf)
+{
+	return ioctl(fd, req, buf) ? -errno : 0;
+}
+
+static uint64_t *ids_buf(struct cgc_cgroup **cgs, size_t n)
+{
+	uint64_t *buf = malloc((n + 1) * sizeof(*buf));
+	size_t i;
+
+	if (!buf)
+		return NULL;
+	buf[0] = n;
+	for (i = 0; i < n; i++)
+		buf[i + 1] = cgs[i]->id;
+	return buf;
+}
+
+static int shared_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
+{
+	uint64_t *buf = ids_buf(cgs, n);
+	int i, ret = 0;
+
+	if (!buf)
+		return cgc_err(ENOMEM, "out of memory");
+	for (i = 0; i < nr_fds(s) && !ret; i++)
+		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUP, buf);
+	if (ret) {
+		/* all or nothing: undo the events that did attach */
+		for (i -= 2; i >= 0; i--)
+			ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
+		ret = cgc_err(-ret, "attaching %zu cgroup(s) (%s...): %s%s", n, cgs[0]->path,
+			      strerror(-ret), ret == -ENOENT ? " (a cgroup was removed)" : "");
+	}
+	free(buf);
+	return ret;
+}
+
+static void shared_remove(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	uint64_t buf[2] = { 1, cg->id };
+	int i;
+
+	for (i = 0; i < nr_fds(s); i++)
+		ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
+}
+
+static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	uint64_t buf[2 + 3];
+	struct cgcount_value v;
+	int i;
+
+	for (i = 0; i < nr_fds(s); i++) {
+		memset(buf, 0, sizeof(buf));
+		buf[0] = sizeof(buf);
+		buf[1] = cg->id;
+		if (ioctl(s->shared_fds[i], PERF_EVENT_IOC_READ_CGROUP, buf) < 0)
+			return cgc_err(errno, "PERF_EVENT_IOC_READ_CGROUP of %s: %s", cg->path,
+				       strerror(errno));
+		v = (struct cgcount_value){ buf[2], buf[3], buf[4] };
+		cgc_values_add(&cg->acc[i / s->nr_cpus], &v);
+	}
+	return 0;
+}
+
+/* READ_CGROUPS with size negotiation; *bufp is malloc()ed. */
+static int read_cgroups(struct cgcount *s, int fd, uint64_t **bufp)
+{
+	size_t size = (3 + REC_WORDS * (s->nr_cgroups + 4)) * sizeof(uint64_t);
+	uint64_t *buf = NULL, *n;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		n = realloc(buf, size);
+		if (!n)
+			break;
+		buf = n;
+		memset(buf, 0, size);
+		buf[0] = size;
+		if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf) >= 0) {
+			*bufp = buf;
+			return 0;
+		}
+		if (errno != ENOSPC || buf[0] <= size) {
+			free(buf);
+			return cgc_err(errno, "PERF_EVENT_IOC_READ_CGROUPS: %s", strerror(errno));
+		}
+		size = buf[0];
+	}
+	free(buf);
+	return cgc_err(ENOMEM, "PERF_EVENT_IOC_READ_CGROUPS: no buffer large enough");
+}
+
+static void add_records(struct cgcount *s, int event, const uint64_t *buf)
+{
+	const uint64_t *rec = buf + 3;
+	struct cgc_cgroup *cg;
+	struct cgcount_value v;
+	uint64_t i;
+
+	for (i = 0; i < buf[2]; i++, rec += REC_WORDS) {
+		cg = cgc_find(s, rec[0]);
+		if (!cg)
+			continue;
+		v = (struct cgcount_value){ rec[1], rec[2], rec[3] };
+		cgc_values_add(&cg->acc[event], &v);
+	}
+}
+
+static int shared_read_all(struct cgcount *s)
+{
+	uint64_t *buf = NULL;
+	int i, ret;
+
+	for (i = 0; i < nr_fds(s); i++) {
+		ret = read_cgroups(s, s->shared_fds[i], &buf);
+		if (ret)
+			return ret;
+		add_records(s, i / s->nr_cpus, buf);
+		free(buf);
+	}
+	return 0;
+}
+
+const struct cgc_backend_ops cgc_shared_ops = {
+	.id = CGCOUNT_SHARED,
+	.open = shared_open,
+	.close = shared_close,
+	.add = shared_add,
+	.remove = shared_remove,
+	.read_one = shared_read_one,
+	.read_all = shared_read_all,
+};

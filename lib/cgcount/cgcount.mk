@@ -1,0 +1,102 @@
+# lib/cgcount/cgcount.mk - libcgcount (lib/cgcount/cgcount.h): one C API over
+# the cgroup counting backends (classic cgroup events, the shared-event
+# ioctls, BPF rstat); tools/ and tests/cgcount/ build on it.
+#
+#   $(CGC_LIB_A)         build/cgcount/libcgcount.a     } libperf, libapi, libbpf
+#   $(CGC_LIB_SO)        build/cgcount/libcgcount.so.0  } and cgrstat inside; only
+#                                                       } cgcount_* is exported
+#   $(CGC_ASAN_OBJS)     the library's objects with ASan + UBSan ($(CGC_ASAN_LIBS)
+#                        to link a program against them)
+#
+#   make cgcount                  library + tools
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, .a, .so, cgcount.pc
+#
+# libperf (cpu maps, perf_counts_values) and libapi are built from the
+# kernel tree into $(CGC_OUT); libbpf comes from scripts/bpf-toolchain.mk,
+# cgrstat from lib/cgrstat/cgrstat.mk.
+CGC_DIR     := lib/cgcount
+CGC_OUT     := $(BUILD)/cgcount
+CGC_VERSION := 0.1.0
+CGC_SONAME  := libcgcount.so.0
+CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
+CGC_LIB_SO  := $(CGC_OUT)/$(CGC_SONAME)
+CGC_PC      := $(CGC_OUT)/cgcount.pc
+CGC_NAMES   := cgcount cgtree events backend_classic backend_shared backend_rstat
+CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h
+CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
+CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a
+CGC_LDLIBS  := -lelf -lz -lpthread
+CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
+CGC_CFLAGS  := $(CFLAGS_USER) -fPIC $(CGC_INC)
+CGC_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+PREFIX      ?= /usr/local
+
+$(CGC_LIBPERF): $(KHDR)/linux/perf_event.h $(wildcard $(KSRC)/tools/lib/perf/*.c)
+	@mkdir -p $(@D)
+	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/perf OUTPUT=$(abspath $(@D))/ $(abspath $@)
+
+$(CGC_LIBAPI): $(wildcard $(KSRC)/tools/lib/api/*.c)
+	@mkdir -p $(@D)
+	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/api OUTPUT=$(abspath $(@D))/ $(abspath $@)
+
+# cgrstat again, position independent (cgrstat.mk's copy is for executables)
+$(CGC_OUT)/pic/cgrstat.o: lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) \
+		$(LIBBPF_HDRS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) -fPIC -I$(CGRSTAT_OUT) -c $< -o $@
+
+$(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_CFLAGS) -c $< -o $@
+
+CGC_OBJS := $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES)) $(CGC_OUT)/pic/cgrstat.o
+
+# One relocatable object with everything it needs; all but cgcount_* local.
+$(CGC_OUT)/cgcount-all.o: $(CGC_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
+	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
+	objcopy --wildcard --keep-global-symbol='cgcount_*' $@.tmp $@
+	@rm -f $@.tmp
+
+$(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(CGC_LIB_SO): $(CGC_OUT)/cgcount-all.o
+	$(CC) -shared -Wl,-soname,$(CGC_SONAME) -Wl,-z,defs -o $@ $^ $(CGC_LDLIBS)
+	@ln -sf $(CGC_SONAME) $(CGC_OUT)/libcgcount.so
+
+$(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
+		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $< > $@
+
+# ---- the ASan + UBSan variant of the library objects (tests link them) ----
+$(CGC_OUT)/asan/cgrstat.o: lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) \
+		$(LIBBPF_HDRS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) $(CGC_SAN) -I$(CGRSTAT_OUT) -c $< -o $@
+
+$(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
+
+CGC_ASAN_OBJS := $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGC_OUT)/asan/cgrstat.o
+CGC_ASAN_LIBS := $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
+
+.PHONY: cgcount cgcount-install install
+cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $$(CGC_TOOL_BINS)
+
+cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(CGC_DIR)/cgcount.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(CGC_LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CGC_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(CGC_SONAME) $(DESTDIR)$(PREFIX)/lib/libcgcount.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
+		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/cgcount.pc
+
+# The root Makefile's `make install`: other components may add prerequisites.
+install: cgcount-install
+
+GUEST_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)

@@ -1,0 +1,72 @@
+# scripts/bpf-toolchain.mk - the BPF toolchain every component builds with.
+# The root Makefile includes it before the components' fragments.
+#
+# Everything under $(BUILD)/tools, built from the kernel tree:
+#   $(LIBBPF_A)      static libbpf from $(KSRC)/tools/lib/bpf; its headers are
+#                    installed as $(BUILD)/tools/include/bpf/*.h
+#   $(BPFTOOL)       bpftool from $(KSRC)/tools/bpf/bpftool (gen skeleton, btf dump)
+#   $(VMLINUX_H)     vmlinux.h dumped from the guest kernel's BTF ($(BUILD)/kbuild/vmlinux,
+#                    built by `make kernel`); programs are CO-RE.
+#                    VMLINUX_BTF=/sys/kernel/btf/vmlinux overrides the source.
+#   LIBBPF_CFLAGS    -I for <bpf/libbpf.h> (user space)
+#   LIBBPF_LDLIBS    libraries libbpf needs at link time (after $(LIBBPF_A))
+#   BPF_CFLAGS       clang flags for -target bpf (finds vmlinux.h and <bpf/bpf_helpers.h>)
+#
+# Building BPF programs of a component in mycomp/:
+#
+#   MYCOMP_OUT := $(BUILD)/mycomp
+#   $(eval $(call BPF_SKEL_RULES,mycomp,$(MYCOMP_OUT)))
+#       -> mycomp/foo.bpf.c  ->  $(MYCOMP_OUT)/foo.bpf.o  ->  $(MYCOMP_OUT)/foo.skel.h
+#          (the .bpf.o also depends on every mycomp/*.h, vmlinux.h and libbpf's headers)
+#
+#   $(BUILD)/bin/mytool: mycomp/mytool.c $(MYCOMP_OUT)/foo.skel.h $$(LIBBPF_A)
+#   	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(MYCOMP_OUT) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+#   GUEST_BINS += $(BUILD)/bin/mytool
+#
+# and `#include "foo.skel.h"` in mytool.c. Target: `make bpf-tools`.
+
+BPF_TOOLS_DIR := $(abspath $(BUILD))/tools
+LIBBPF_SRC := $(abspath $(KSRC))/tools/lib/bpf
+BPFTOOL_SRC := $(abspath $(KSRC))/tools/bpf/bpftool
+LIBBPF_A := $(BUILD)/tools/libbpf/libbpf.a
+LIBBPF_HDRS_STAMP := $(BUILD)/tools/include/bpf/libbpf.h
+LIBBPF_CFLAGS := -I$(BUILD)/tools/include
+LIBBPF_LDLIBS := -lelf -lz
+BPFTOOL := $(BUILD)/tools/bpftool/bpftool
+VMLINUX_BTF ?= $(BUILD)/kbuild/vmlinux
+VMLINUX_H := $(BUILD)/vmlinux.h
+BPF_CLANG ?= clang
+BPF_CFLAGS := -target bpf -O2 -g -D__TARGET_ARCH_x86 -I$(BUILD) -I$(BUILD)/tools/include \
+	-Wall -Wno-unused-function -Wno-compare-distinct-pointer-types
+
+.PHONY: bpf-tools
+bpf-tools: $(LIBBPF_A) $(BPFTOOL) $(VMLINUX_H)
+
+# libbpf: static library + headers, out of the kernel tree (OUTPUT=)
+$(LIBBPF_A) $(LIBBPF_HDRS_STAMP) &: $(wildcard $(LIBBPF_SRC)/*.[ch] $(LIBBPF_SRC)/Makefile)
+	@mkdir -p $(BPF_TOOLS_DIR)/libbpf $(BPF_TOOLS_DIR)/include
+	$(Q)$(MAKE) -s -C $(LIBBPF_SRC) OUTPUT=$(BPF_TOOLS_DIR)/libbpf/ BUILD_STATIC_ONLY=1 \
+		EXTRA_CFLAGS='-g -O2 -fPIC' DESTDIR=$(BPF_TOOLS_DIR) prefix= \
+		INCLUDEDIR=/include $(BPF_TOOLS_DIR)/libbpf/libbpf.a install_headers
+	@touch $(LIBBPF_A) $(LIBBPF_HDRS_STAMP)
+
+# bpftool: built with its own bootstrap libbpf, also out of tree
+$(BPFTOOL): $(wildcard $(BPFTOOL_SRC)/*.[ch] $(BPFTOOL_SRC)/Makefile)
+	@mkdir -p $(BPF_TOOLS_DIR)/bpftool
+	$(Q)$(MAKE) -s -C $(BPFTOOL_SRC) OUTPUT=$(BPF_TOOLS_DIR)/bpftool/ \
+		EXTRA_CFLAGS='-g -O2' CLANG=$(BPF_CLANG) >/dev/null
+	@touch $@
+
+$(VMLINUX_H): $(BPFTOOL) $(VMLINUX_BTF)
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+# BPF_SKEL_RULES(srcdir, outdir): srcdir/%.bpf.c -> outdir/%.bpf.o -> outdir/%.skel.h
+define BPF_SKEL_RULES
+$(2)/%.bpf.o: $(1)/%.bpf.c $(VMLINUX_H) $(LIBBPF_HDRS_STAMP) $$(wildcard $(1)/*.h)
+	@mkdir -p $$(@D)
+	$$(BPF_CLANG) $$(BPF_CFLAGS) -I$(1) -c $$< -o $$@
+
+$(2)/%.skel.h: $(2)/%.bpf.o $(BPFTOOL)
+	$$(BPFTOOL) gen skeleton $$< name $$(subst -,_,$$(notdir $$*)) > $$@.tmp && mv $$@.tmp $$@
+endef
+

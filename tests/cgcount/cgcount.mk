@@ -1,0 +1,19 @@
+# tests/cgcount/cgcount.mk - libcgcount's tests (lib/cgcount), a plain and
+# an ASan + UBSan build (listed in tests/vm-tests.d/60-cgcount.list and
+# tests/host-tests.d/60-cgcount.list).
+CGC_TEST_OUT := $(BUILD)/tests/cgcount
+CGC_TEST_SRCS := tests/cgcount/cgcount_test.c tests/perf-cgroup/pcg_lib.c
+CGC_TEST_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
+	-isystem $(KHDR) -I$(KSELFTEST_INC) -Itests/perf-cgroup -Itests/lib -I$(CGC_DIR)
+CGC_TEST_DEPS := $(CGC_TEST_SRCS) $$(PCG_DEPS) $$(CGC_DIR)/cgcount.h
+
+$(CGC_TEST_OUT)/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_TEST_CFLAGS) $(CGC_TEST_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) -o $@
+
+$(BUILD)/cgcount/asan/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) \
+		$(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_TEST_CFLAGS) $(CGC_SAN) $(CGC_TEST_SRCS) $(CGC_ASAN_LIBS) -o $@
+
+GUEST_BINS += $(CGC_TEST_OUT)/cgcount_test $(BUILD)/cgcount/asan/cgcount_test
