@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -22,7 +23,11 @@
 #include "rstat_counters.skel.h"
 
 #define NAME_LEN 32
-#define DEFAULT_MAX_CGROUPS 32768
+/* Cgroups the maps hold by default: 4 times those present at open (room
+ * for the ones created until the next read forgets the removed ones), at
+ * least this many. */
+#define MIN_MAX_CGROUPS 4096
+#define MAX_CGROUPS_PER_PRESENT 4
 #define DEFAULT_MAX_RECORDS 16384
 #define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
 #define MAX_LEVELS 32		/* CGRSTAT_MAX_LEVELS of the BPF program */
@@ -315,6 +320,41 @@ static int map_records(struct cgrstat *s)
 	return 0;
 }
 
+static size_t nr_cgroups_seen;
+
+static int count_cgroup(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)st;
+	(void)ftw;
+	if (type == FTW_D)
+		nr_cgroups_seen++;
+	return 0;
+}
+
+/* Default size of the cgroup maps, from the cgroups present now. */
+static uint32_t default_max_cgroups(const struct cgrstat *s)
+{
+	size_t n;
+
+	nr_cgroups_seen = 0;
+	nftw(s->root, count_cgroup, 32, FTW_PHYS | FTW_MOUNT);
+	n = nr_cgroups_seen * MAX_CGROUPS_PER_PRESENT;
+	return n < MIN_MAX_CGROUPS ? MIN_MAX_CGROUPS : n > UINT32_MAX / 2 ? UINT32_MAX / 2 : n;
+}
+
+/* Bytes per (cgroup, cpu) slot and per cgroup total for @nr_events events
+ * (the layouts of struct cgrp_cpu_slot and struct cgrp_total). */
+static uint32_t slot_bytes(int nr_events)
+{
+	return 8 + nr_events * 2 * sizeof(struct cgrstat_value);
+}
+
+static uint32_t total_bytes(int nr_events)
+{
+	return nr_events * 2 * sizeof(struct cgrstat_value);
+}
+
 /* Open the BPF object and size it for this session and kernel. */
 static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool with_move_hook,
 		    uint32_t max_cgroups, const char *hook)
@@ -345,6 +385,9 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	bpf_map__set_max_entries(skel->maps.overlay, s->nr_cpus * MAX_LEVELS);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
+	/* only the events in use: struct cgrp_cpu_slot and cgrp_total */
+	bpf_map__set_value_size(skel->maps.cgrp_slots, slot_bytes(s->nr_events));
+	bpf_map__set_value_size(skel->maps.cgrp_totals, total_bytes(s->nr_events));
 	bpf_map__set_max_entries(skel->maps.dead_cgroups, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.records, s->max_records);
 	bpf_program__set_attach_target(skel->progs.cgrstat_flush, 0, hook);
@@ -371,7 +414,8 @@ static int load_error(struct cgrstat *s, int err, const char *hook)
  */
 static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 {
-	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups : DEFAULT_MAX_CGROUPS;
+	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups :
+			       default_max_cgroups(s);
 	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
 	struct kernel_features kf = { 0 };
 	bool move_hook;
@@ -774,9 +818,27 @@ static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint6
 	*ns = info.run_time_ns;
 }
 
+/* Entries of a hash map (one key walk: diagnostics only). */
+static uint64_t map_entries(const struct bpf_map *map)
+{
+	__u64 key, next, *prev = NULL;
+	uint64_t n = 0;
+	int fd = bpf_map__fd(map);
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
 	memset(st, 0, sizeof(*st));
+	st->slot_entries = map_entries(s->skel->maps.cgrp_slots);
+	st->total_entries = map_entries(s->skel->maps.cgrp_totals);
+	st->max_cgroups = bpf_map__max_entries(s->skel->maps.cgrp_totals);
 	st->switches = charged_switches(s);
 	st->read_errors = s->skel->bss->nr_collect_errors;
 	st->flush_calls = s->skel->bss->nr_flush_calls;

@@ -45,8 +45,10 @@ struct cgrstat_record {
 
 struct cgrstat_opts {
 	size_t sz;			/* sizeof(struct cgrstat_opts) */
-	uint32_t max_cgroups;		/* cgroups tracked at once (0: 32768); preallocated:
-					 * max_cgroups * 384 B * (possible cpus + 1) */
+	uint32_t max_cgroups;		/* cgroups tracked at once (0: 4 x those present
+					 * at open, at least 4096); preallocated, per
+					 * cgroup: (8 + 48 B x events) per possible cpu
+					 * + 48 B x events */
 	uint32_t max_records;		/* records per read (0: 16384) */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
@@ -95,6 +97,9 @@ struct cgrstat_stats {
 	uint64_t flush_calls;
 	uint64_t forgotten;	/* entries of released cgroups deleted */
 	uint64_t reflushes;	/* reads that flushed twice (a switch raced the flush) */
+	uint64_t slot_entries;	/* cgroups with per-cpu slots now */
+	uint64_t total_entries;	/* cgroups with totals now */
+	uint64_t max_cgroups;	/* room for that many in each map */
 	/* The overflow entry: counts charged to no cgroup because a map was
 	 * full (never to another cgroup).  Non-zero is an error: see
 	 * cgrstat_check_overflow(). */

@@ -56,19 +56,31 @@ struct cgrstat_record {
 	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
 };
 
-/* Per (cgroup, cpu): cumulative counts written by the collector on that cpu
- * only, and what the flusher already folded (flusher-owned). */
+/*
+ * Per (cgroup, cpu): cumulative counts written by the collector on that cpu
+ * only, and what the flusher already folded (flusher-owned).  The loader
+ * sizes the map's values to the events in use: 8 + 48 bytes per event.
+ */
+struct slot_event {
+	struct cgrstat_value state;
+	struct cgrstat_value flushed;
+};
+
 struct cgrp_cpu_slot {
-	struct cgrstat_value state[CGRSTAT_MAX_EVENTS];
-	struct cgrstat_value flushed[CGRSTAT_MAX_EVENTS];
 	__u64 marked;		/* rstat was told; cleared by the flusher */
+	struct slot_event ev[CGRSTAT_MAX_EVENTS];
 };
 
 /* Per cgroup: subtree total, and counts passed up by children not yet
- * folded.  Only touched by the flusher, under the rstat lock. */
+ * folded.  Only touched by the flusher, under the rstat lock.  Sized like
+ * the slots: 48 bytes per event. */
+struct total_event {
+	struct cgrstat_value total;
+	struct cgrstat_value pending;
+};
+
 struct cgrp_total {
-	struct cgrstat_value total[CGRSTAT_MAX_EVENTS];
-	struct cgrstat_value pending[CGRSTAT_MAX_EVENTS];
+	struct total_event ev[CGRSTAT_MAX_EVENTS];
 };
 
 struct cpu_reading {
@@ -345,7 +357,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 		delta.counter = now.counter - prev->last[i].counter;
 		delta.enabled = now.enabled - prev->last[i].enabled;
 		delta.running = now.running - prev->last[i].running;
-		dst = slot ? &slot->state[i] : &ovf->values[i];
+		dst = slot ? &slot->ev[i].state : &ovf->values[i];
 		add_value(dst, &delta);
 		prev->last[i].counter = now.counter;
 		prev->last[i].enabled = now.enabled;
@@ -485,7 +497,7 @@ static __always_inline void pass_up(struct cgrp_total *up, const struct cgrstat_
 	__u32 i;
 
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
-		add_value(&up->pending[i], &delta[i]);
+		add_value(&up->ev[i].pending, &delta[i]);
 }
 
 SEC("fentry/bpf_rstat_flush")
@@ -512,19 +524,23 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	if (parent)
 		up = get_total(cgrp_id(parent));
 
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-		if (slot) {
-			delta[i].counter = slot->state[i].counter - slot->flushed[i].counter;
-			delta[i].enabled = slot->state[i].enabled - slot->flushed[i].enabled;
-			delta[i].running = slot->state[i].running - slot->flushed[i].running;
-			add_value(&slot->flushed[i], &delta[i]);
+	if (slot)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+			struct slot_event *se = &slot->ev[i];
+
+			delta[i].counter = se->state.counter - se->flushed.counter;
+			delta[i].enabled = se->state.enabled - se->flushed.enabled;
+			delta[i].running = se->state.running - se->flushed.running;
+			add_value(&se->flushed, &delta[i]);
 		}
-		if (total) {
-			add_value(&delta[i], &total->pending[i]);
-			total->pending[i] = (struct cgrstat_value){};
-			add_value(&total->total[i], &delta[i]);
+	if (total)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+			struct total_event *te = &total->ev[i];
+
+			add_value(&delta[i], &te->pending);
+			te->pending = (struct cgrstat_value){};
+			add_value(&te->total, &delta[i]);
 		}
-	}
 	if (up)
 		pass_up(up, delta);
 	if (total && (up || !parent))
@@ -555,7 +571,7 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 	total = bpf_map_lookup_elem(&cgrp_totals, &id);
 	if (total)
 		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
-			rec->values[i] = total->total[i];
+			rec->values[i] = total->ev[i].total;
 	extra = bpf_map_lookup_elem(&overlay, &id);
 	if (extra)
 		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
