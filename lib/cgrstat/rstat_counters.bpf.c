@@ -314,6 +314,16 @@ static __always_inline void add_value(struct cgrstat_value *dst, const struct cg
 	dst->running += src->running;
 }
 
+/* @d = @now - @last */
+static __always_inline void reading_delta(struct cgrstat_value *d,
+					  const struct bpf_perf_event_value *now,
+					  const struct cgrstat_value *last)
+{
+	d->counter = now->counter - last->counter;
+	d->enabled = now->enabled - last->enabled;
+	d->running = now->running - last->running;
+}
+
 static __always_inline struct cgrstat_overflow *this_cpu_overflow(void)
 {
 	__u32 zero = 0;
@@ -354,9 +364,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 		}
 		if (at_switch && (switch_events & (1U << i)))
 			now.counter++;
-		delta.counter = now.counter - prev->last[i].counter;
-		delta.enabled = now.enabled - prev->last[i].enabled;
-		delta.running = now.running - prev->last[i].running;
+		reading_delta(&delta, &now, &prev->last[i]);
 		dst = slot ? &slot->ev[i].state : &ovf->values[i];
 		add_value(dst, &delta);
 		prev->last[i].counter = now.counter;
@@ -457,9 +465,7 @@ int cgrstat_sync(void *ctx)
 			tail->delta[i] = (struct cgrstat_value){};
 			continue;
 		}
-		tail->delta[i].counter = now.counter - prev->last[i].counter;
-		tail->delta[i].enabled = now.enabled - prev->last[i].enabled;
-		tail->delta[i].running = now.running - prev->last[i].running;
+		reading_delta(&tail->delta[i], &now, &prev->last[i]);
 	}
 	css = &task_dfl_cgroup(task)->self;
 	tail->level = BPF_CORE_READ((struct cgroup *)css, level);

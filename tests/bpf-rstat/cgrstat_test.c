@@ -638,8 +638,9 @@ TEST_F(cg, running_task_counted_at_read)
 	EXPECT_GE(after * 105 / 100, (long long)ours);
 }
 
-/* Start "sh -c CMD" directly inside cgroup @rel; returns its pid. */
-static pid_t shell_start(const char *rel, const char *cmd)
+/* Start a task directly inside cgroup @rel: "sh -c CMD", or one that exits
+ * at once when @cmd is NULL.  Returns its pid or -errno. */
+static pid_t start_in_cgroup(const char *rel, const char *cmd)
 {
 	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
 	char p[4200];
@@ -653,11 +654,12 @@ static pid_t shell_start(const char *rel, const char *cmd)
 	args.cgroup = cg_fd;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
+		if (cmd)
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(cmd ? 127 : 0);
 	}
 	close(cg_fd);
-	return pid;
+	return pid < 0 ? -errno : pid;
 }
 
 /*
@@ -694,7 +696,7 @@ TEST_F(cg, fork_loop_nested)
 	ASSERT_EQ(0, cg_create("acc"));
 	ASSERT_EQ(0, cg_create("acc/a"));
 	for (i = 0; i < 2; i++) {
-		pid[i] = shell_start("acc/a", "while :; do date >/dev/null; done");
+		pid[i] = start_in_cgroup("acc/a", "while :; do date >/dev/null; done");
 		ASSERT_LT(0, pid[i]);
 	}
 	for (round = 0; round < 3; round++) {
@@ -868,24 +870,16 @@ TEST_F(cg, no_overflow)
  * remove the cgroup. */
 static int churn_one(const char *rel)
 {
-	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
-	char p[4200];
-	long pid;
-	int fd, ret;
+	pid_t pid;
+	int ret;
 
 	ret = cg_create(rel);
 	if (ret)
 		return ret;
-	cg_path(p, sizeof(p), rel);
-	fd = open(p, O_RDONLY | O_DIRECTORY);
-	if (fd < 0)
-		return -errno;
-	args.cgroup = fd;
-	pid = syscall(SYS_clone3, &args, sizeof(args));
-	if (pid == 0)
-		_exit(0);
-	close(fd);
-	if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+	pid = start_in_cgroup(rel, NULL);
+	if (pid < 0)
+		return pid;
+	if (waitpid(pid, NULL, 0) != pid)
 		return -ECHILD;
 	/* reaped, but it may not have switched out for the last time yet */
 	while ((ret = cg_remove(rel)) == -EBUSY)
