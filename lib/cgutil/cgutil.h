@@ -42,12 +42,26 @@ int cgutil_cgroup_id(const char *path, uint64_t *id);
 
 /*
  * Event strings.  @str (@len bytes, not necessarily terminated) is one
- * event as perf stat -e takes it: a name of perf's generic software and
- * hardware events (cpu-clock, context-switches, cycles, ...).  On success
- * *attr is ready for perf_event_open(2) but for read_format, which the
- * caller sets.  -ENOENT: not an event this parser knows.
+ * event as perf stat -e takes it, tried in this order:
+ *   - perf's generic software and hardware names (cpu-clock,
+ *     context-switches, cgroup-switches, cycles, ...);
+ *   - a PMU and its terms from sysfs: "cpu/event=0x3c,umask=0x0/",
+ *     "cpu/cycles/" (an alias of events/), "software/config=0/",
+ *     config/config1/config2=, format terms placed as format/ says;
+ *   - a raw config: "r1a8";
+ *   - anything libpfm4 encodes (pfm_get_os_event_encoding,
+ *     PFM_OS_PERF_EVENT_EXT): native names "INST_RETIRED:ANY_P",
+ *     "perf::page-faults", "perf_raw::r3c".
+ * Modifiers as perf's: ":u", ":k", ":h" (or after a PMU's closing '/')
+ * count only in user, kernel, hypervisor mode; libpfm4 takes its own.
+ * On success *attr is ready for perf_event_open(2) but for read_format,
+ * which the caller sets.  -ENOENT: no parser knows it; -EINVAL: malformed
+ * (a bad modifier or term); -ERANGE: a value wider than its format.
  */
 int cgutil_parse_event(const char *str, size_t len, struct perf_event_attr *attr);
+/* The same with @pmus instead of /sys/bus/event_source/devices (tests). */
+int cgutil_parse_event_at(const char *pmus, const char *str, size_t len,
+			  struct perf_event_attr *attr);
 
 /* The generic event names, separated by ", ", into @buf (for messages). */
 void cgutil_event_names(char *buf, size_t len);
