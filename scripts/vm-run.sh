@@ -154,12 +154,16 @@ share_dirs() {
 	fi
 	# virtiofs: one QEMU virtiofsd per directory (each exits when QEMU
 	# closes its socket); the guest's memory must be shared with them.
-	local tag dir sock
+	# /usr does not change while the guest runs: cache=always keeps the
+	# programs and libraries in the guest's page cache (bash -c true took
+	# 1.3 s with cache=none under TCG).
+	local tag dir sock cache
 	QEMU+=(-object "memory-backend-memfd,id=mem,size=$MEM,share=on" -numa "node,memdev=mem")
 	for tag in repo hostusr; do
-		dir=$ROOT; [ $tag = hostusr ] && dir=/usr
+		dir=$ROOT cache=none
+		[ $tag = hostusr ] && dir=/usr cache=always
 		sock=$RUNDIR/$tag.sock
-		/usr/lib/qemu/virtiofsd --socket-path="$sock" -o source="$dir" -o cache=none \
+		/usr/lib/qemu/virtiofsd --socket-path="$sock" -o source="$dir" -o cache=$cache \
 			-o sandbox=chroot -o no_posix_lock -o no_flock >"$RUNDIR/virtiofsd-$tag.log" 2>&1 &
 		QEMU+=(-chardev "socket,id=fs-$tag,path=$sock"
 			-device "vhost-user-fs-pci,queue-size=1024,chardev=fs-$tag,tag=$tag")
