@@ -140,7 +140,9 @@ tsc_args() {
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 # fail and panic the boot ("IO-APIC + timer doesn't work!").
 ACCEL=$(accel)
-APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
+APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
+# how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
+APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
 QEMU=(qemu-system-x86_64 $ACCEL -smp "$CPUS" -m "$MEM"
 	-bios /usr/share/qemu/qboot.rom -nodefaults -nographic -no-reboot
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
