@@ -98,7 +98,6 @@ static struct cgcount *open_backend(enum cgcount_backend b)
 
 FIXTURE_SETUP(cgc)
 {
-
 	self->s = open_backend(variant->backend);
 	if (!self->s && strstr(last_msg, "not supported by this kernel"))
 		SKIP(return, "%s", last_msg);
