@@ -187,6 +187,27 @@ static int add_enum_term(struct memcg_stat_reader *r, const struct btf *btf,
 	return -ENOENT;
 }
 
+/*
+ * A field that memory.stat prints as a sum (pgscan, pgsteal, slab): the
+ * items this kernel has. 6.1 has no PGSCAN_KHUGEPAGED, and its pgscan is
+ * the sum of the other two; the field is unknown only when none exists.
+ */
+static int add_sum_terms(struct memcg_stat_reader *r, const struct btf *btf,
+			 const char *const *items, size_t nr)
+{
+	int err = -ENOENT, one;
+	size_t i;
+
+	for (i = 0; i < nr && items[i]; i++) {
+		one = add_enum_term(r, btf, items[i]);
+		if (one && one != -ENOENT)
+			return one;
+		if (!one)
+			err = 0;
+	}
+	return err;
+}
+
 static void upper_name(char *dst, size_t len, const char *prefix,
 		       const char *name)
 {
@@ -225,8 +246,7 @@ static int resolve_field(struct memcg_stat_reader *r, const struct btf *btf,
 		upper_name(item, sizeof(item), "MEMCG_", f->key);
 		err = btf ? add_enum_term(r, btf, item) : 0;
 	} else if (items) {
-		for (i = 0, err = 0; i < nr && items[i] && !err; i++)
-			err = btf ? add_enum_term(r, btf, items[i]) : 0;
+		err = btf ? add_sum_terms(r, btf, items, nr) : 0;
 	} else {
 		/* any other memory.stat event is a vm_event_item */
 		upper_name(item, sizeof(item), "", f->name);
