@@ -60,7 +60,7 @@ static void on_signal(int sig)
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-p PORT] [-a ADDRESS] [-e EVENTS] "
-		"[-b auto|classic|shared|rstat] [-r REGEX]\n", prog);
+		"[-b auto|events|shared|rstat] [-r REGEX]\n", prog);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -87,10 +87,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->regex = optarg;
 			break;
 		case 'b':
-			if (cgcount_parse_backend(optarg, &o->lib.backend)) {
-				fprintf(stderr, "%s\n", cgcount_errmsg(NULL));
+			if (cgcount_parse_backend(optarg, &o->lib.backend))
 				return -1;
-			}
 			break;
 		default:
 			return -1;
@@ -191,10 +189,8 @@ static char *render_metrics(struct cgcount *s, const struct options *o, size_t *
 	size_t nr;
 	int e;
 
-	if (cgcount_add_regex(s, o->regex) < 0 || cgcount_read_all(s, &r, &nr)) {
-		fprintf(stderr, "cgroup-exporter: %s\n", cgcount_errmsg(s));
-		return NULL;
-	}
+	if (cgcount_add_regex(s, o->regex) < 0 || cgcount_read_all(s, &r, &nr))
+		return NULL;	/* libcgcount printed why */
 	text_add(&t, "# HELP perf_cgroup_exporter_info the counting backend in use\n"
 		 "# TYPE perf_cgroup_exporter_info gauge\n"
 		 "perf_cgroup_exporter_info{backend=\"%s\"} 1\n",
@@ -341,7 +337,6 @@ static void handle_signals(void)
 
 int main(int argc, char **argv)
 {
-	char err[CGCOUNT_ERR_LEN];
 	struct options o;
 	struct cgcount *s;
 	int ret;
@@ -350,13 +345,10 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	s = cgcount_open(o.events, &o.lib, err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "cgroup-exporter: %s\n", err);
-		return 1;
-	}
+	s = cgcount_open(o.events, &o.lib);
+	if (!s)
+		return 1;	/* libcgcount printed why */
 	if (cgcount_add_regex(s, o.regex) < 0) {
-		fprintf(stderr, "cgroup-exporter: %s\n", cgcount_errmsg(s));
 		cgcount_close(s);
 		return 1;
 	}

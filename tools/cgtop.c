@@ -60,7 +60,7 @@ static void on_signal(int sig)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-e EVENT] [-n ROWS] [-b auto|classic|shared|rstat] "
+	fprintf(stderr, "usage: %s [-e EVENT] [-n ROWS] [-b auto|events|shared|rstat] "
 		"[-d SECONDS] [-r REGEX] [--iterations N] [--batch]\n", prog);
 }
 
@@ -121,11 +121,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .event = "cpu-clock", .regex = ".*", .rows = 20,
 			       .interval = 1, .lib.sz = sizeof(o->lib) };
 	while ((c = getopt_long(argc, argv, "e:n:b:d:r:h", longopts, NULL)) != -1) {
-		if (parse_one(o, c, optarg)) {
-			if (c == 'b')
-				fprintf(stderr, "%s\n", cgcount_errmsg(NULL));
-			return -1;
-		}
+		if (parse_one(o, c, optarg))
+			return -1;	/* a bad -b: the library said why */
 	}
 	return optind == argc ? 0 : -1;
 }
@@ -236,7 +233,6 @@ static int take_snapshot(struct cgcount *s, struct snapshot *snap)
 	snap->when = now_seconds();
 	if (!cgcount_read_all(s, &snap->r, &snap->nr))
 		return 0;
-	fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
 	return -1;
 }
 
@@ -255,10 +251,8 @@ static int one_iteration(struct cgcount *s, const struct options *o, struct snap
 	free(rows);
 	cgcount_readings_free(prev->r, prev->nr);
 	*prev = now;
-	if (refresh_cgroups(s, o, prev)) {
-		fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
+	if (refresh_cgroups(s, o, prev))
 		return -1;
-	}
 	return rows ? 0 : -1;
 }
 
@@ -268,10 +262,8 @@ static int run(struct cgcount *s, const struct options *o)
 	long i;
 	int ret = 0;
 
-	if (refresh_cgroups(s, o, NULL) || take_snapshot(s, &prev)) {
-		fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
+	if (refresh_cgroups(s, o, NULL) || take_snapshot(s, &prev))
 		return 1;
-	}
 	for (i = 1; !ret && !stop && (!o->iterations || i <= o->iterations); i++)
 		ret = one_iteration(s, o, &prev, i);
 	cgcount_readings_free(prev.r, prev.nr);
@@ -280,7 +272,6 @@ static int run(struct cgcount *s, const struct options *o)
 
 int main(int argc, char **argv)
 {
-	char err[CGCOUNT_ERR_LEN];
 	struct options o;
 	struct cgcount *s;
 	int ret;
@@ -289,11 +280,9 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
-	s = cgcount_open(o.event, &o.lib, err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "cgtop: %s\n", err);
-		return 1;
-	}
+	s = cgcount_open(o.event, &o.lib);
+	if (!s)
+		return 1;	/* libcgcount printed why */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	ret = run(s, &o);
