@@ -449,20 +449,21 @@ static void *connection_thread(void *p)
 {
 	struct conn_arg *arg = p;
 	struct server *srv = arg->srv;
-	int fd;
+	int slot = arg->slot, fd;
 
+	free(arg);
 	pthread_mutex_lock(&srv->lock);
-	fd = srv->conns[arg->slot];
+	fd = srv->conns[slot];
 	pthread_mutex_unlock(&srv->lock);
 	serve_one(fd, srv);
 
+	/* the last thing this thread touches: drain_connections() then returns */
 	pthread_mutex_lock(&srv->lock);
 	close(fd);
-	srv->conns[arg->slot] = -1;
+	srv->conns[slot] = -1;
 	if (--srv->nr_conns == 0)
 		pthread_cond_signal(&srv->idle);
 	pthread_mutex_unlock(&srv->lock);
-	free(arg);
 	return NULL;
 }
 

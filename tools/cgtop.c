@@ -294,25 +294,22 @@ static int make_rows(struct screen *sc, const struct snapshot *prev,
 	return 0;
 }
 
-static const struct screen *sorting;	/* qsort has no context argument */
-
-static int compare_rows(const void *a, const void *b)
+static int compare_rows(const void *a, const void *b, void *screen)
 {
+	const struct screen *sc = screen;
 	const struct row *x = a, *y = b;
-	int c = sorting->sort_col, r;
+	int c = sc->sort_col, r;
 
 	if (c < 0 || x->values[c] == y->values[c])
 		r = strcmp(x->path, y->path);
 	else
 		r = x->values[c] < y->values[c] ? 1 : -1;	/* the largest first */
-	return sorting->reverse ? -r : r;
+	return sc->reverse ? -r : r;
 }
 
 static void sort_rows(struct screen *sc)
 {
-	sorting = sc;
-	qsort(sc->rows, sc->nr_rows, sizeof(*sc->rows), compare_rows);
-	sorting = NULL;
+	qsort_r(sc->rows, sc->nr_rows, sizeof(*sc->rows), compare_rows, sc);
 }
 
 /* 1234567 -> "1.23M" */
