@@ -17,13 +17,10 @@ NR=${PERF_BACKEND_CHOICE_CGROUPS:-1000}
 CG=/sys/fs/cgroup
 TOP=choice-$$
 tmp=$(mktemp -d)
-n=0
-fail=0
 pids=()
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# shellcheck source=tests/lib/tap.sh
+source "$(dirname "$0")/../lib/tap.sh"
 note() { sed 's/^/# /' "$@"; }
 
 cleanup() {

@@ -15,13 +15,10 @@ TOP=tmux-$$
 LONG=$(printf 'l%.0s' $(seq 90))
 tmp=$(mktemp -d)
 TMUX_CMD=(tmux -S "$tmp/sock")
-n=0
-fail=0
 pids=()
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# shellcheck source=tests/lib/tap.sh
+source "$(dirname "$0")/../lib/tap.sh"
 
 cleanup() {
 	"${TMUX_CMD[@]}" kill-server 2>/dev/null

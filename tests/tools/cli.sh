@@ -16,14 +16,11 @@ declare -A BAD_VALUE=(
 	[cgtop]="-d nope" [cgroup-exporter]="--textfile.interval=-1"
 	[cgrstat]="--no-such-option" [memcg-stat]="-n 0 /" [cgroup-counter]="-e no-such-event /"
 )
-n=0
-fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
 
 # run TOOL ARGS...: exit status in $rc, output in $tmp/out and $tmp/err
 run() {

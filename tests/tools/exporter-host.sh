@@ -13,13 +13,10 @@ BIN=${TOOLS_BIN:-build/bin}
 EXP=$BIN/cgroup-exporter
 PORT=${EXPORTER_HOST_PORT:-19464}
 tmp=$(mktemp -d)
-n=0
-fail=0
 pid=
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
