@@ -91,5 +91,5 @@ else
 fi
 "$EXP" --web.listen-address=localhost 2>"$tmp/err"
 rc=$?
-check "--web.listen-address without a port: exit $rc, $(cat "$tmp/err")" [ $rc -eq 2 ]
+check "--web.listen-address without a port: exit $rc, $(head -1 "$tmp/err")" [ $rc -eq 2 ]
 exit $fail
