@@ -78,6 +78,7 @@ struct screen {
 	size_t nr_rows;
 	double secs;
 	long iteration;
+	int keys;		/* read keys from stdin (a terminal) */
 };
 
 static const char *usage_text =
@@ -470,17 +471,17 @@ static int wait_interval(struct screen *sc, double until)
 	int r;
 
 	while (!cgtool_stop && (left = until - now_seconds()) > 0) {
-		if (sc->o->batch) {
-			poll(NULL, 0, (int)(left * 1000) + 1);
-			continue;
-		}
-		r = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (resized && sc->rows) {
+		r = poll(&pfd, sc->keys ? 1 : 0, (int)(left * 1000) + 1);
+		if (resized && sc->rows && !sc->o->batch) {
 			resized = 0;
 			draw(sc);
 		}
-		if (r <= 0 || read(STDIN_FILENO, &key, 1) != 1)
+		if (r <= 0)
 			continue;
+		if (read(STDIN_FILENO, &key, 1) != 1) {
+			sc->keys = 0;	/* end of input: no more keys */
+			continue;
+		}
 		r = handle_key(sc, key);
 		if (r)
 			return r > 0 ? 0 : -1;
@@ -566,7 +567,7 @@ int main(int argc, char **argv)
 	}
 	cgtool_handle_signals();
 	if (!o.batch)
-		raw = enter_terminal(&saved);
+		raw = sc.keys = enter_terminal(&saved);
 	ret = run(&sc, &o.tool);
 	if (raw)
 		leave_terminal(&saved);
