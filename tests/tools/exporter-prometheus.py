@@ -17,6 +17,7 @@
 # TOOLS_BIN selects the binaries (default build/bin).
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -177,7 +178,9 @@ def check_exposition(url):
 
 
 def main():
-    subprocess.run(["ip", "link", "set", "lo", "up"], check=False)
+    # the guest's init leaves loopback down
+    ip = shutil.which("ip") or "/usr/sbin/ip"
+    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
     print("TAP version 13\n1..8", flush=True)
     tmp = tempfile.mkdtemp(prefix="prom-test.")
     start_cgroups()
