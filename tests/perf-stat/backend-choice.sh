@@ -14,7 +14,7 @@
 # PERF_BACKEND_CHOICE_CGROUPS sets the number of cgroups (default 1000).
 set -u
 NR=${PERF_BACKEND_CHOICE_CGROUPS:-1000}
-CG=/sys/fs/cgroup
+CG=${CGROOT:-/sys/fs/cgroup}
 TOP=choice-$$
 tmp=$(mktemp -d)
 pids=()
