@@ -9,7 +9,7 @@
 #
 # cgtop and cgroup-exporter share cgtool.c (the options choosing what to
 # count, the session, the cgroup tree); every tool follows cli.h (--help,
-# --version, exit status 2 for a usage error). Man pages: tools/man/*.1.
+# --version, exit status 2 for a usage error). Man pages: docs/man/*.1.
 # The sanitizer builds of cgrstat and memcg-stat are in tests/sanitize/.
 TOOLS_DIR := tools
 CGC_TOOLS := cgtop cgroup-exporter
@@ -17,7 +17,6 @@ CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 CGC_ASAN_TOOL_BINS := $(addprefix $(BUILD)/cgcount/asan/bin/,$(CGC_TOOLS))
 CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c
 CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h
-TOOLS_MAN := $(wildcard $(TOOLS_DIR)/man/*.1)
 
 $(CGC_TOOL_BINS): $(BUILD)/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
