@@ -13,10 +13,12 @@
 BENCH_OUT := $(BUILD)/bench
 BENCH_KERNEL := --kernel $(BUILD)/bzImage-bench
 
-$(BUILD)/bin/cgbench: bench/cgbench.c $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $(LIBBPF_A) \
+# cgbench measures libcgcount as programs link it
+$(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h $$(CGC_LIB_A) $$(CGUTIL_LIB) \
 		$(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -isystem $(KHDR) $< $(CGRSTAT_LDLIBS) -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $(CGUTIL_CFLAGS) $< $(CGC_LIB_A) $(CGUTIL_LIB) \
+		$(CGC_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/cgbench
 

@@ -326,10 +326,8 @@ static char *render_metrics(struct cgcount *s, const struct cgtool *tool, size_t
 	struct cgcount_reading *r;
 	size_t nr;
 
-	if (cgcount_read_all(s, &r, &nr)) {
-		fprintf(stderr, PROG ": %s\n", cgcount_errmsg(s));
-		return NULL;
-	}
+	if (cgcount_read_all(s, &r, &nr))
+		return NULL;	/* libcgcount said why */
 	add_family(&t, s, EVENTS_TOTAL, r, nr);
 	add_family(&t, s, EVENT_SECONDS_TOTAL, r, nr);
 	add_family(&t, s, SCALING_RATIO, r, nr);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +23,11 @@ void cgtool_init(struct cgtool *t, const char *prog, const char *default_events)
 
 static int parse_backend(struct cgtool *t, const char *name)
 {
-	if (!cgcount_parse_backend(name, &t->opts.backend))
-		return 1;
-	/* libcgcount before the rename knew the events backend as "classic" */
-	if (!strcmp(name, "events") && !cgcount_parse_backend("classic", &t->opts.backend))
+	cgcount_print_fn_t print = cgcount_set_print(NULL);	/* our message instead */
+	int err = cgcount_parse_backend(name, &t->opts.backend);
+
+	cgcount_set_print(print);
+	if (!err)
 		return 1;
 	cli_usage_error(t->prog, "unknown backend '%s' (auto, events, shared or rstat)", name);
 	return -1;
@@ -72,20 +74,28 @@ int cgtool_parse_long(const char *arg, long min, long max, long *value)
 	return 0;
 }
 
+/* libcgcount's messages ("libcgcount: ..."), after the tool's name */
+static const char *print_prog;
+
+static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGCOUNT_DEBUG)
+		return 0;
+	fprintf(stderr, "%s: ", print_prog);
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* libcgcount says why a call failed, through its print callback */
 struct cgcount *cgtool_open(const struct cgtool *t)
 {
-	char err[CGCOUNT_ERR_LEN];
 	struct cgcount *s;
 
-	s = cgcount_open(t->events, &t->opts, err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "%s: %s\n", t->prog, err);
-		return NULL;
-	}
-	if (cgcount_add_regex(s, t->regex) < 0) {
-		fprintf(stderr, "%s: %s\n", t->prog, cgcount_errmsg(s));
+	print_prog = t->prog;
+	cgcount_set_print(print_with_prog);
+	s = cgcount_open(t->events, &t->opts);
+	if (s && cgcount_add_regex(s, t->regex) < 0) {
 		cgcount_close(s);
-		return NULL;
+		s = NULL;
 	}
 	return s;
 }
@@ -102,11 +112,7 @@ int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
 		if (stat(path, &st) && errno == ENOENT)
 			cgcount_remove_id(s, last[i].cgroup_id);
 	}
-	if (cgcount_add_regex(s, t->regex) < 0) {
-		fprintf(stderr, "%s: %s\n", t->prog, cgcount_errmsg(s));
-		return -1;
-	}
-	return 0;
+	return cgcount_add_regex(s, t->regex) < 0 ? -1 : 0;
 }
 
 int cgtool_is_time_event(const char *event)

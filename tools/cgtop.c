@@ -420,10 +420,7 @@ static double now_seconds(void)
 static int take_snapshot(struct cgcount *s, struct snapshot *snap)
 {
 	*snap = (struct snapshot){ .when = now_seconds() };
-	if (!cgcount_read_all(s, &snap->r, &snap->nr))
-		return 0;
-	fprintf(stderr, PROG ": %s\n", cgcount_errmsg(s));
-	return -1;
+	return cgcount_read_all(s, &snap->r, &snap->nr) ? -1 : 0;	/* libcgcount said why */
 }
 
 /* A key pressed: 1 to refresh now, 0 to go on waiting, -1 to quit. */

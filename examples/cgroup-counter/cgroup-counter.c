@@ -9,6 +9,13 @@
  * directories given, counts for SECONDS (default 1) or while COMMAND runs,
  * then prints one line per cgroup: the count summed over CPUs, scaled by
  * time_enabled / time_running, and the cgroup directory.
+ *
+ * One self-contained file on purpose: it shows the kernel series' ioctl ABI
+ * to someone writing their own client, with nothing but libc and the uapi
+ * header, and builds against any tree's installed headers (see
+ * cgroup-counter.mk).  Its small event table, cgroup id lookup and
+ * READ_CGROUPS loop are therefore its own; programs that want them
+ * ready-made link libcgcount (lib/cgcount), where each lives once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
