@@ -39,7 +39,7 @@ help:
 ## make demo          build the patched kernel, boot it, show every backend counting
 ## make check         build everything, run every host and guest test (T=prefix picks)
 ## make check-debug   the same tests on the KASAN + kmemleak + lockdep kernel
-## make kernel        build/bzImage from kernel/backport-6.12 (kernel-debug, kernel-bench)
+## make kernel        build/bzImage (6.12 + kernel/backport-6.12), build/bzImage-7.3 (7.3 + kernel/mainline-7.3)
 ## make perf          build/bin/perf with the perf series (perf/patches)
 ## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
 ## make install       libcgcount: header, .a, .so, pkg-config (PREFIX=, DESTDIR=)
