@@ -152,6 +152,7 @@ apply_series() {
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	log "applying ${SERIES_DIR#"$ROOT"/}/series"
 	git -C "$SRC" am --abort >/dev/null 2>&1 || true
+	remember_series_files
 	git -C "$SRC" reset -q --hard base
 	rm -f "$stamp"
 	local p
@@ -163,7 +164,33 @@ apply_series() {
 		fi
 		log "applied $p"
 	done
+	restore_unchanged_times
 	echo "$want" >"$stamp"
+}
+
+# Re-applying a series rewrites every file it touches; the ones whose
+# content comes out as it was get their old modification time back, so
+# that make rebuilds only what a patch changed (a new commit message, or
+# a change to core.c alone, would otherwise rebuild everything that
+# includes linux/perf_event.h).
+remember_series_files() {
+	local f
+	: >"$SRC/.git/series-files"
+	git -C "$SRC" diff --name-only base | while read -r f; do
+		[ -f "$SRC/$f" ] || continue
+		printf '%s %s %s\n' "$(git -C "$SRC" hash-object "$f")" \
+			"$(stat -c %Y "$SRC/$f")" "$f"
+	done >"$SRC/.git/series-files"
+}
+
+restore_unchanged_times() {
+	local blob mtime f
+	[ -f "$SRC/.git/series-files" ] || return 0
+	while read -r blob mtime f; do
+		[ -f "$SRC/$f" ] && [ "$(git -C "$SRC" hash-object "$f")" = "$blob" ] &&
+			touch -d "@$mtime" "$SRC/$f"
+	done <"$SRC/.git/series-files"
+	rm -f "$SRC/.git/series-files"
 }
 
 configure() {
@@ -180,16 +207,27 @@ configure() {
 	echo "$want" >"$stamp"
 }
 
+# Options the fragments name for one kernel only, because a later kernel
+# renamed or merged them; every other option must exist in both.
+#   PROC_SYSCTL  6.12; 7.x has only SYSCTL (which 6.12's PROC_SYSCTL selects)
+ONE_KERNEL_OPTIONS=" CONFIG_PROC_SYSCTL "
+
 # Every option the fragments ask for (the last assignment of each wins, as
 # in merge_config.sh) must be in the final .config.
 check_config() {
-	local line sym val missing=0
+	local line sym val missing=0 defined
 	declare -A want
 	while IFS= read -r line; do
 		case $line in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
 	done < <(cat "${FRAGMENTS[@]}")
+	defined=$(find "$SRC" -name 'Kconfig*' -not -path '*/.git/*' -exec \
+		sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/CONFIG_\2/p' {} + |
+		sort -u)
 	for sym in "${!want[@]}"; do
 		val=${want[$sym]}
+		if [[ $ONE_KERNEL_OPTIONS == *" $sym "* ]] && ! grep -qx "$sym" <<<"$defined"; then
+			continue
+		fi
 		if [ "$val" = n ]; then
 			grep -q "^$sym=" "$OBJ/.config" && { echo "error: $sym is set, fragment wants it off" >&2; missing=1; }
 		elif [ "$sym" != CONFIG_NR_CPUS ]; then
