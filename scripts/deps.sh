@@ -22,6 +22,9 @@ PACKAGES=(
 	gnuplot-nox
 	# user-space checks
 	valgrind
+	# the tools' tests: a real Prometheus server and promtool (the exporter),
+	# a terminal for cgtop, man pages rendered with man -l
+	prometheus tmux man-db
 )
 
 missing=()
