@@ -28,8 +28,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KERNELS_LIST=${KERNELS_LIST:-tests/kernels.list}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+# the archives the host's apt uses (DEBIAN_MIRROR, DEBIAN_SECURITY_MIRROR override)
+MIRROR=$(scripts/debian-archive.sh main)
+SECURITY_MIRROR=$(scripts/debian-archive.sh security)
 APT_DIR=$PWD/build/apt
 STOCK=build/stock
 UPDATE=0
