@@ -13,7 +13,12 @@
 # that `make check` runs at the end of each guest when it splits the list
 # over several (scripts/shard-tests.py); "parallel" for a test that judges
 # no times and may share the cpus: consecutive parallel tests run at once,
-# and their results are printed in list order when the last one ends.
+# and their results are printed in list order when the last one ends;
+# "no-patch" for a test that needs no kernel patch of ours: `make check`
+# runs it on every kernel of tests/kernels.list, Debian's own included.
+# TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
+# set (scripts/check.sh sets it), every result line names the kernel:
+# "ok 3 stock-6.1: bpf-rstat-cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
 # name, "every-guest" or "one-guest", and its list line, separated by tabs.
 # Each test runs from /repo with bash; its own KTAP/TAP output is indented
@@ -47,17 +52,19 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), name and cmd
+# (0 or 1), nopatch (0 or 1), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
 	scope=one-guest
 	parallel=0
+	nopatch=0
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
+		no-patch[[:space:]]*) nopatch=1 ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -74,6 +81,7 @@ for list in "$LISTDIR"/*.list; do
 	while IFS= read -r line; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
+		[ "${TEST_SET:-all}" = no-patch ] && [ $nopatch = 0 ] && continue
 		selected "$name" && TESTS+=("$line")
 	done <"$list"
 done
@@ -118,6 +126,7 @@ run_test() {
 result() {
 	local n=$1 splat=$4 rc secs
 	parse_line "$2"
+	name=${KERNEL_NAME:+$KERNEL_NAME: }$name
 	read -r rc secs <"$3"
 	if [ -n "$splat" ]; then
 		echo "$splat" | sed 's/^/  # kernel: /'
