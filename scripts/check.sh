@@ -42,7 +42,7 @@
 # Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 KERNEL=
 KERNELS_LIST=tests/kernels.list
 KERNELS=${CHECK_KERNELS:-}

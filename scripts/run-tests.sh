@@ -26,7 +26,7 @@
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 HOST=0
 LIST_ONLY=0
 while [ $# -gt 0 ]; do
@@ -129,6 +129,7 @@ result() {
 	name=${KERNEL_NAME:+$KERNEL_NAME: }$name
 	read -r rc secs <"$3"
 	if [ -n "$splat" ]; then
+		# shellcheck disable=SC2001 # prefixes every line
 		echo "$splat" | sed 's/^/  # kernel: /'
 		echo "not ok $n $name # kernel log shows a splat while it ran (${secs}s)"
 	elif [ "$rc" = 0 ]; then
@@ -147,7 +148,7 @@ result() {
 # results are printed in order when the last one ends.  A kernel splat
 # while they ran fails all of them.
 run_group() {
-	local first=$1 last=$2 i names= pids=
+	local first=$1 last=$2 i names='' pids=()
 	if [ "$first" = "$last" ]; then
 		parse_line "${TESTS[first - 1]}"
 		echo "# test $first: $name"
@@ -157,10 +158,10 @@ run_group() {
 			parse_line "${TESTS[i - 1]}"
 			names+=" $name"
 			run_test "${TESTS[i - 1]}" "$tmp/$i.rc" >"$tmp/$i.out" &
-			pids+=" $!"
+			pids+=("$!")
 		done
 		echo "# tests $first-$last run at once:$names"
-		wait $pids
+		wait "${pids[@]}"
 	fi
 	read_new_splats
 	for ((i = first; i <= last; i++)); do
@@ -198,6 +199,7 @@ hold_switch_path() {
 
 release_switch_path() {
 	[ $HOST = 1 ] && return 0
+	# shellcheck disable=SC2086 # a list of pids
 	[ -n "${holders:-}" ] && kill $holders 2>/dev/null
 	echo 0 >/sys/kernel/tracing/events/sched/sched_switch/enable 2>/dev/null
 	[ -n "${tracing_was:-}" ] && echo "$tracing_was" >/sys/kernel/tracing/tracing_on 2>/dev/null
