@@ -40,7 +40,7 @@ help:
 ## make check         build everything, run every host and guest test on every kernel
 ##                    of tests/kernels.list (T=prefix picks tests, K=stock-6.1,... kernels)
 ## make check-debug   the same tests on the KASAN + kmemleak + lockdep kernel
-## make kernel        build/bzImage from kernel/backport-6.12 (kernel-debug, kernel-bench)
+## make kernel        build/bzImage (6.12 + kernel/backport-6.12), build/bzImage-7.3 (7.3 + kernel/mainline-7.3)
 ## make perf          build/bin/perf with the perf series (perf/patches)
 ## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
 ## make install       libcgcount: header, .a, .so, pkg-config (PREFIX=, DESTDIR=)

@@ -168,6 +168,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cgrstat: %s\n", err);
 		return 1;
 	}
+	if (cgrstat_warning(s))
+		fprintf(stderr, "cgrstat: warning: %s\n", cgrstat_warning(s));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "cgrstat: counting\n");
@@ -201,6 +203,10 @@ int main(int argc, char **argv)
 	if (nftw(top, add_name, 64, FTW_PHYS))
 		fprintf(stderr, "cgrstat: cannot walk %s: %s\n", top, strerror(errno));
 	report(s, recs, nr);
+	if (cgrstat_check_overflow(s)) {
+		fprintf(stderr, "cgrstat: error: %s\n", cgrstat_errmsg(s));
+		ret = ret ? ret : 1;
+	}
 	if (getenv("CGRSTAT_DEBUG")) {
 		struct cgrstat_stats st;
 

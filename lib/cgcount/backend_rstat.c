@@ -86,6 +86,18 @@ static void record_values(struct cgcount *s, const struct cgrstat_record *rec,
 						 rec->values[e].running };
 }
 
+/*
+ * Counts that found no room in the BPF maps went to no cgroup (never to
+ * another one): from then on some readings are short, so every read fails
+ * with -ENOSPC and says how much was not attributed.
+ */
+static int check_overflow(struct cgcount *s)
+{
+	if (cgrstat_check_overflow(rs(s)))
+		return cgc_err(ENOSPC, "rstat backend: %s", cgrstat_errmsg(rs(s)));
+	return 0;
+}
+
 static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
 {
 	struct cgrstat_record rec;
@@ -94,7 +106,7 @@ static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgco
 	if (ret)
 		return cgc_err(-ret, "rstat read of %s: %s", cg->path, cgrstat_errmsg(rs(s)));
 	record_values(s, &rec, out);
-	return 0;
+	return check_overflow(s);
 }
 
 /* Cut @path ("/a/b") to its longest ancestor that also contains @other. */
@@ -130,7 +142,12 @@ static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 
 	if (ret)
 		return cgc_err(-ret, "rstat read: %s", cgrstat_errmsg(rs(s)));
-	return 0;
+	ret = check_overflow(s);
+	if (ret) {
+		free(*recs);
+		*recs = NULL;
+	}
+	return ret;
 }
 
 static int by_id(const void *a, const void *b)

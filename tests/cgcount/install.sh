@@ -25,7 +25,7 @@ header_version() {
 }
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..11"
 version=$(header_version)
 major=${version%%.*}
 make -s -o kernel install DESTDIR="$dest" PREFIX=$prefix >"$dest/make.log" 2>&1
