@@ -249,6 +249,17 @@ def cleanup():
         except subprocess.TimeoutExpired:
             pass
     top = os.path.join(CGROOT, NAME)
+    # the loops' children too, so that no load outlives the test
+    try:
+        with open(os.path.join(top, "cgroup.kill"), "w") as f:
+            f.write("1")
+        for _ in range(50):
+            if all(not open(os.path.join(top, cg, "cgroup.procs")).read()
+                   for cg in CGROUPS):
+                break
+            time.sleep(0.1)
+    except OSError:
+        pass
     for cg in CGROUPS:
         try:
             os.rmdir(os.path.join(top, cg))
