@@ -11,7 +11,8 @@
 #   make kernel-6.12, make kernel-7.3: one of them
 #   make kernel-debug  build/bzImage-debug: + KASAN, kmemleak, lockdep (debug.fragment)
 #   make kernel-bench  build/bzImage-bench: no lock debugging (bench.fragment)
-#   make check-7.3     make check's tests on build/bzImage-7.3 (T=prefix picks)
+#   make check-7.3     make check's tests on build/bzImage-7.3 only (T=prefix
+#                      picks); make check runs them too (tests/kernels.list)
 BZIMAGE_73 := $(BUILD)/bzImage-7.3
 .PHONY: kernel kernel-6.12 kernel-7.3 kernel-debug kernel-bench check-7.3
 # one after the other: on two cores that finishes both sooner
@@ -32,4 +33,4 @@ kernel-bench: deps
 
 ## make check-7.3     the guest tests on build/bzImage-7.3 (T=prefix picks)
 check-7.3: tests
-	@HOST_TESTS= scripts/check.sh --kernel $(BZIMAGE_73) --out $(BUILD)/check-7.3 $(T)
+	@HOST_TESTS= scripts/check.sh --kernels patched-7.3 --out $(BUILD)/check-7.3 $(T)
