@@ -9,7 +9,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 required="events rstat ${CGROUP_BACKENDS_REQUIRED:-}"
-out=$(tests/perf-stat/perf-test.sh "perf stat --for-each-cgroup backends agree" 2>&1)
+# -vv: the test's own output (its "backends:" line) also when it passes
+out=$(PERF_TEST_VERBOSE=-vv tests/perf-stat/perf-test.sh "perf stat --for-each-cgroup backends agree" 2>&1)
 rc=$?
 echo "$out"
 [ $rc = 0 ] || exit $rc
