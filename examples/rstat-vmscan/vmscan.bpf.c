@@ -67,6 +67,22 @@ extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 const volatile bool have_css_rstat;
 const volatile bool kfunc_args_trusted;
 
+/*
+ * The cgroup whose memcg the task charges. On 7.0+ the kfuncs want a
+ * trusted cgroup, and of css_set only dfl_cgrp is one (subsys[] is not
+ * RCU-annotated): the task's cgroup on the default hierarchy, which is
+ * its memcg's cgroup where the memory controller is enabled down to it,
+ * as in the test.
+ */
+static __always_inline struct cgroup *task_memcg(struct task_struct *task)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+
+	if (kfunc_args_trusted)
+		return task->cgroups->dfl_cgrp;
+	return task->cgroups->subsys[id]->cgroup;
+}
+
 static __always_inline void rstat_updated(struct cgroup *cgrp, int cpu)
 {
 	if (have_css_rstat)
@@ -90,12 +106,6 @@ static __always_inline void mark_updated(struct cgroup *cgrp, int cpu)
 	bpf_cgroup_release(ref);
 }
 
-static __always_inline struct cgroup *task_memcg(struct task_struct *task)
-{
-	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
-
-	return task->cgroups->subsys[id]->cgroup;
-}
 
 static __always_inline __u64 cgroup_id(struct cgroup *cgrp)
 {

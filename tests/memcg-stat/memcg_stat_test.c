@@ -330,7 +330,13 @@ TEST_F_TIMEOUT(memcg, no_drift_after_100_children, 600)
 	       (unsigned long long)cur, (unsigned long long)sum,
 	       (unsigned long long)field(row, "pgfault"),
 	       (unsigned long long)pgfault_children);
-	EXPECT_LE(cur > sum ? cur - sum : sum - cur, (uint64_t)MAX_VMSTAT_ERROR);
+	/*
+	 * memory.current also holds each cpu's precharged stock (up to
+	 * MEMCG_CHARGE_BATCH pages per cpu) that no stat counts yet, on top
+	 * of the stats' own per-cpu batching: twice the batch error (Debian's
+	 * 6.18 read 576 KiB apart here, 64 KiB over the batch error alone).
+	 */
+	EXPECT_LE(cur > sum ? cur - sum : sum - cur, 2 * (uint64_t)MAX_VMSTAT_ERROR);
 	/* the dead children's anon is gone, their events stayed */
 	EXPECT_LE(field(row, "anon"), (uint64_t)MAX_VMSTAT_ERROR);
 	EXPECT_GE(field(row, "pgfault") + 64 * get_nprocs(), pgfault_children);
