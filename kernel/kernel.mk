@@ -20,7 +20,7 @@ kernel-6.12: deps
 	@scripts/build-kernel.sh default
 kernel-7.3: deps
 	@scripts/build-kernel.sh --linux 7.3 default
-$(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel-6.12
+$(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel
 $(BZIMAGE_73): | kernel-7.3
 
 kernel-debug: deps
