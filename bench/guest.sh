@@ -25,7 +25,7 @@
 # are used; default cpu-clock,context-switches,task-clock,page-faults).
 set -u
 mode=$1 out=$2
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export PATH=$PWD/build/bin:$PATH
 cg_root=/sys/fs/cgroup
 tmp=$(mktemp -d)
@@ -92,7 +92,7 @@ if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then
 	percg_opt=--cgroup-backend=events
 	[ "${BENCH_DRIVER:-perf}" = perf ] && perf_backends=1
 else
-	percg_opt= perf_backends=
+	percg_opt='' perf_backends=''
 fi
 perf_stat() { # DIR EVENTS OPTIONS... -- COMMAND
 	local dir=$1 ev=$2
@@ -150,7 +150,7 @@ session() { # BACKEND G E D REP LIST SUBTREE
 		cp "$dir"/*.txt "$out/raw/$b-$g-$e-$d-$rep/"
 	fi
 	declare -A w
-	while IFS== read -r k v; do w[$k]=$v; done <"$dir/workload.txt"
+	while IFS='=' read -r k v; do w[$k]=$v; done <"$dir/workload.txt"
 	local r="session $b $g $e $d $rep"
 	row $r setup_ms $(((w[start_ns] - t0) / 1000000)) ms
 	row $r teardown_ms $(((t1 - w[end_ns]) / 1000000)) ms

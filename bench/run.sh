@@ -12,7 +12,7 @@
 # bare metal; --configs: replace the mode's configurations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mode=quick out= kernel=build/bzImage events= configs=
+mode=quick out='' kernel=build/bzImage events='' configs=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--mode) mode=$2; shift 2 ;;

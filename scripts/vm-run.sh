@@ -25,7 +25,7 @@
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 KERNEL=build/bzImage
 TIMEOUT=1800
 MEM=2G
@@ -143,6 +143,7 @@ ACCEL=$(accel)
 APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
 # how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
 APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
+# shellcheck disable=SC2206 # ACCEL holds several options
 QEMU=(qemu-system-x86_64 $ACCEL -smp "$CPUS" -m "$MEM"
 	-bios /usr/share/qemu/qboot.rom -nodefaults -nographic -no-reboot
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")

@@ -36,7 +36,7 @@ $BIN -t -r -f $F "$CG" > /tmp/cli-text.$$ 2> /tmp/cli-text-err.$$
 grep -q "backend text (text backend requested)" /tmp/cli-text-err.$$
 ok $? "reports the text backend"
 # the periodic flusher may move pending counts between two reads: retry
-for try in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	$BIN -r -f $F "$CG" 2>/dev/null | sort > /tmp/cli-bpf-s.$$
 	$BIN -t -r -f $F "$CG" 2>/dev/null | sort > /tmp/cli-text-s.$$
 	cmp -s /tmp/cli-bpf-s.$$ /tmp/cli-text-s.$$ && break

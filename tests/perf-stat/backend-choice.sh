@@ -22,6 +22,7 @@ pids=()
 
 # shellcheck source=tests/lib/tap.sh
 source "$(dirname "$0")/../lib/tap.sh"
+: "${fail:=0}"	# set by tap.sh
 note() { sed 's/^/# /' "$@"; }
 
 cleanup() {

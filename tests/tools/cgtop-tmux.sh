@@ -19,6 +19,7 @@ pids=()
 
 # shellcheck source=tests/lib/tap.sh
 source "$(dirname "$0")/../lib/tap.sh"
+: "${fail:=0}"	# set by tap.sh
 
 cleanup() {
 	"${TMUX_CMD[@]}" kill-server 2>/dev/null

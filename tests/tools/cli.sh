@@ -21,6 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
+: "${fail:=0}"	# set by tap.sh
 
 # run TOOL ARGS...: exit status in $rc, output in $tmp/out and $tmp/err
 run() {

@@ -17,6 +17,7 @@ pid=
 
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
+: "${fail:=0}"	# set by tap.sh
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
