@@ -3,6 +3,8 @@
 # LeakSanitizer and UBSan plus an fd-leak check (tests/sanitize/sanitize.mk),
 # on their success paths and error paths: each case must exit with its
 # expected status and with no memory error, leaked allocation or leaked fd.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
+set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=build/sanitize/bin
 LEAK_EXIT=23	# LeakSanitizer's exit status (ASAN_OPTIONS below)

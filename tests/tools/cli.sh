@@ -6,6 +6,7 @@
 #  - an unknown option and a bad value print on stderr only, exit status 2;
 #  - `man -l` renders the man page without a warning, and every option the
 #    usage names (-x, --long) appears in it.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}

@@ -7,6 +7,7 @@
 #    [::1]:PORT over IPv6 only; / links to the metrics, other paths 404;
 #  - usage errors in the address exit 2.
 # Skipped (exit 4) when the exporter cannot count here.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}
@@ -18,6 +19,7 @@ pid=
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
 : "${fail:=0}"	# set by tap.sh
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
