@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgutil.h"
 #include "exited_tasks.h"
 #include "pcg_lib.h"
 
@@ -58,27 +59,16 @@ static ssize_t read_file(const char *path, char *buf, size_t size)
 
 /* ---- cgroups ---- */
 
+/* $CGROUP2_ROOT, else cgroup2's mount point (lib/cgutil: getmntent, escapes undone) */
 const char *pcg_cgroup_root(void)
 {
 	static char root[PCG_PATH_MAX];
-	char dev[64], dir[PCG_PATH_MAX], type[64];
 	const char *env = getenv("CGROUP2_ROOT");
-	FILE *f;
 
 	if (env)
 		return env;
-	if (root[0])
-		return root;
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return NULL;
-	while (fscanf(f, "%63s %511s %63s %*[^\n]\n", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", dir);
-			break;
-		}
-	}
-	fclose(f);
+	if (!root[0] && cgutil_cgroup2_root(root, sizeof(root)))
+		root[0] = '\0';
 	return root[0] ? root : NULL;
 }
 
@@ -159,21 +149,12 @@ int pcg_cg_move(const char *path, pid_t pid)
 	return write_file(procs, s);
 }
 
+/* The cgroup id (lib/cgutil: the directory's file handle), 0 on error */
 uint64_t pcg_cg_id(const char *path)
 {
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	uint64_t id;
-	int mount_id;
 
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
-		return 0;
-	if (h.fh.handle_bytes != sizeof(uint64_t))
-		return 0;
-	memcpy(&id, h.fh.f_handle, sizeof(id));
-	return id;
+	return cgutil_cgroup_id(path, &id) ? 0 : id;
 }
 
 int64_t pcg_cg_usage_usec(const char *path)
