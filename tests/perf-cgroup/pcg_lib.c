@@ -17,45 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfile.h"
 #include "cgutil.h"
 #include "exited_tasks.h"
 #include "pcg_lib.h"
-
-/* ---- small file helpers ---- */
-
-static int write_file(const char *path, const char *s)
-{
-	ssize_t len = strlen(s), n;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n != len) {
-		int err = n < 0 ? -errno : -EIO;
-
-		close(fd);
-		return err;
-	}
-	close(fd);
-	return 0;
-}
-
-static ssize_t read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
 
 /* ---- cgroups ---- */
 
@@ -96,48 +61,12 @@ int pcg_cg_create_test_root(char *out, const char *tag)
 
 int pcg_cg_remove(const char *path)
 {
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (!rmdir(path) || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -errno;
-		usleep(10000);
-	}
-	return -EBUSY;
-}
-
-static int remove_subtree(const char *path)
-{
-	char child[PCG_PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(path);
-	int ret = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
-		ret = remove_subtree(child);
-		if (ret)
-			break;
-	}
-	closedir(d);
-	return ret ? ret : pcg_cg_remove(path);
+	return cgfile_rmdir(path);
 }
 
 int pcg_cg_destroy_tree(const char *path)
 {
-	char kill_path[PCG_PATH_MAX];
-
-	if (!path || !path[0])
-		return 0;
-	snprintf(kill_path, sizeof(kill_path), "%s/cgroup.kill", path);
-	write_file(kill_path, "1");	/* ENOENT when already gone */
-	return remove_subtree(path);
+	return cgfile_destroy_tree(path);
 }
 
 int pcg_cg_move(const char *path, pid_t pid)
@@ -146,7 +75,7 @@ int pcg_cg_move(const char *path, pid_t pid)
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
 	snprintf(s, sizeof(s), "%d", pid);
-	return write_file(procs, s);
+	return cgfile_write(procs, s);
 }
 
 /* The cgroup id (lib/cgutil: the directory's file handle), 0 on error */
@@ -163,7 +92,7 @@ int64_t pcg_cg_usage_usec(const char *path)
 	ssize_t n;
 
 	snprintf(file, sizeof(file), "%s/cpu.stat", path);
-	n = read_file(file, buf, sizeof(buf));
+	n = cgfile_read(file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	p = strstr(buf, "usage_usec ");
@@ -179,7 +108,7 @@ int pcg_cg_nr_procs(const char *path)
 	int lines = 0;
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
-	n = read_file(file, buf, sizeof(buf));
+	n = cgfile_read(file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)

@@ -12,7 +12,7 @@
 PCG_DIR   := tests/perf-cgroup
 PCG_NAMES := classic attach lifecycle errors stress scale hotplug
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
-PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h
+PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h tests/lib/cgfile.h
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
 # The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
 # -Wno-sign-compare (as -Wno-unused-parameter) is for its macros, and so is
