@@ -787,9 +787,13 @@ struct memcg_stat_target *memcg_stat_target_open(struct memcg_stat_reader *r,
 	for (int s = 0; s < NR_SOURCES; s++)
 		tg->fds[s] = -1;
 	tg->dirfd = open(cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tg->dirfd < 0)
+	if (tg->dirfd < 0) {
 		err = -errno;
-	else if (r->backend == MEMCG_STAT_BACKEND_BPF)
+	} else if (!cgutil_is_cgroup2(cgroup_path)) {
+		say(MEMCG_STAT_WARN, "%s is not a cgroup2 directory: give one below "
+		    "the cgroup2 mount (grep cgroup2 /proc/self/mounts)", cgroup_path);
+		err = -EINVAL;
+	} else if (r->backend == MEMCG_STAT_BACKEND_BPF)
 		err = bpf_target_open(r, tg);
 	else if (scope == MEMCG_STAT_SELF)
 		err = text_open_sources(r, tg->dirfd, tg->fds);

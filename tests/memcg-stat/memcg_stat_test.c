@@ -378,6 +378,10 @@ TEST(nonexistent_cgroup)
 		ASSERT_NE(NULL, r);
 		EXPECT_EQ(-ENOENT, memcg_stat_read(r, MCG_ROOT "/no/such/cgroup",
 						   MEMCG_STAT_SELF));
+		/* a directory of another file system is refused, and named */
+		capture_messages();
+		EXPECT_EQ(-EINVAL, memcg_stat_read(r, "/tmp", MEMCG_STAT_SUBTREE));
+		EXPECT_NE(NULL, strstr(messages, "/tmp is not a cgroup2 directory"));
 		memcg_stat_close(r);
 	}
 }
