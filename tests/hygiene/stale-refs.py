@@ -14,7 +14,8 @@ paths are the kernel tree's) and data (bench/results, *.csv, *.json):
     (tools/perf/util/cgroup.c, kernel/events/core.c, perf's own
     tests/shell/...), or one of our kernel and perf patches creates, is the
     kernel's when the repository has none;
-  - a program under build/bin/: make has a rule for it;
+  - a program under build/bin/, and any build/ path of a test list
+    (tests/*-tests.d/*.list): make has a rule for it;
   - any other path under build/: its first folder or file (bzImage-debug,
     check, stock) is named by the code that makes it (Makefile, *.mk,
     scripts), so a kernel or folder no script makes any more is found; the
@@ -104,9 +105,9 @@ def made_by_code(name, code_text):
     return re.search(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", code_text) is not None
 
 
-def build_path_ok(path, targets, code_text):
+def build_path_ok(path, targets, code_text, must_be_target=False):
     parts = path.rstrip("/").split("/")
-    if len(parts) >= 3 and parts[1] == "bin":
+    if must_be_target or (len(parts) >= 3 and parts[1] == "bin"):
         return path in targets or any(fnmatch.fnmatch(path, t.replace("%", "*"))
                                       for t in targets if "%" in t)
     # kbuild-7.3: the code makes kbuild$(SUFFIX) for each kernel version
@@ -144,7 +145,7 @@ def main():
                     continue
                 named += 1
                 if p.startswith("build/"):
-                    ok = build_path_ok(p, targets, code_text)
+                    ok = build_path_ok(p, targets, code_text, f.endswith(".list"))
                 else:
                     ok = exists(p, kernel_tree)
                 if not ok:
