@@ -22,6 +22,9 @@ paths are the kernel tree's) and data (bench/results, *.csv, *.json):
     same for a kernel image, headers or object folder named alone
     (bzImage-bench, headers-7.3);
   - `make TARGET` in a Markdown or man page: make knows TARGET.
+And, in the same files (the patches included): no host machine's path
+(below /work, /root or /home) and no tracker number ("issue" and its number): the
+repository speaks of itself alone.
 Placeholders are passed over: <name>, NAME, X.Y.Z, $(VAR), ${VAR}, %, {a,b},
 foo; so are #include lines (<perf/evsel.h> is libperf's) and NOT_PATHS.
 One TAP line per file that names anything; a not-ok line lists what is
@@ -51,9 +54,27 @@ NOT_PATHS = {"perf/core", "lib/modules"}
 CODE = re.compile(r"(^Makefile$|\.mk$|\.sh$|\.py$|^\.ci/run$|^scripts/guest/init$)")
 
 
-def tracked():
+def tracked(skip=SKIP_FILE):
     out = subprocess.run(["git", "ls-files", "-z"], capture_output=True, check=True).stdout
-    return [f for f in out.decode().split("\0") if f and not SKIP_FILE.search(f)]
+    return [f for f in out.decode().split("\0") if f and not skip.search(f)]
+
+
+HOST_PATH = re.compile(r"(?<![\w$\"'}./-])/(?:work|root|home)/[\w.-]")
+TRACKER = re.compile(r"\b[Ii]ssues? #?\d+\b")
+
+
+def foreign_mentions():
+    """host paths and tracker numbers, as "file:line: text" """
+    found = []
+    for f in tracked(re.compile(r"(\.csv$|\.json$|\.svg$|\.png$)")):
+        try:
+            lines = open(f, encoding="utf-8").read().splitlines()
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
+        for n, line in enumerate(lines, 1):
+            if HOST_PATH.search(line) or TRACKER.search(line):
+                found.append(f"{f}:{n}: {line.strip()[:100]}")
+    return found
 
 
 def make_targets():
@@ -164,8 +185,9 @@ def main():
                         missing.append(f"make {m.group(1)} (line {n})")
         if named:
             results.append((f, named, missing))
+    foreign = foreign_mentions()
     print("TAP version 13")
-    print(f"1..{len(results)}")
+    print(f"1..{len(results) + 1}")
     if not kernel_tree:
         print("# no kernel tree in build/linux: kernel paths count as missing")
     failed = 0
@@ -177,6 +199,14 @@ def main():
                 print(f"# {f}: {m}")
         else:
             print(f"ok {i} {f}: the {named} files, programs and targets it names exist")
+    i = len(results) + 1
+    if foreign:
+        failed = 1
+        print(f"not ok {i} {len(foreign)} lines name a host path or a tracker number")
+        for line in foreign:
+            print(f"# {line}")
+    else:
+        print(f"ok {i} no file names a host path (/work, /root, /home) or a tracker number")
     return failed
 
 

@@ -47,8 +47,10 @@ done
 cmp -s /tmp/cli-bpf-s.$$ /tmp/cli-text-s.$$ && [ "$(wc -l < /tmp/cli-bpf-s.$$)" = 4 ]
 ok $? "bpf and text print the same 4 cgroups and values"
 [ "$FAIL" = 0 ] || { sed 's/^/# bpf:  /' /tmp/cli-bpf-s.$$; sed 's/^/# text: /' /tmp/cli-text-s.$$; }
-$BIN -f anon,no_such_stat "$CG" 2>&1 | grep -q "no_such_stat: stat not known to the running kernel"
-ok $? "unknown stat name refused"
+$BIN -f anon,no_such_stat "$CG" > /tmp/cli-bad.$$ 2>&1
+rc=$?
+grep -q "no_such_stat: stat not known to the running kernel" /tmp/cli-bad.$$ && [ $rc = 2 ]
+ok $? "unknown stat name refused as a usage error (exit $rc)"
 ! $BIN "$CG/no-such-cgroup" 2>/dev/null
 ok $? "nonexistent cgroup fails"
 rm -f /tmp/cli-*.$$
