@@ -186,29 +186,22 @@ def main():
         if named:
             results.append((f, named, missing))
     foreign = foreign_mentions()
+    lines = [(f"{f}: the {named} files, programs and targets it names exist",
+              f"{f}: {len(missing)} of {named} names do not exist",
+              [f"{f}: {m}" for m in missing]) for f, named, missing in results]
+    lines.append(("no file names a host path (/work, /root, /home) or a tracker number",
+                  f"{len(foreign)} lines name a host path or a tracker number", foreign))
     print("TAP version 13")
-    print(f"1..{len(results) + 1}")
+    print(f"1..{len(lines)}")
     if not kernel_tree:
         print("# no kernel tree in build/linux: kernel paths count as missing")
     failed = 0
-    for i, (f, named, missing) in enumerate(results, 1):
-        if missing:
-            failed = 1
-            print(f"not ok {i} {f}: {len(missing)} of {named} names do not exist")
-            for m in missing:
-                print(f"# {f}: {m}")
-        else:
-            print(f"ok {i} {f}: the {named} files, programs and targets it names exist")
-    i = len(results) + 1
-    if foreign:
-        failed = 1
-        print(f"not ok {i} {len(foreign)} lines name a host path or a tracker number")
-        for line in foreign:
-            print(f"# {line}")
-    else:
-        print(f"ok {i} no file names a host path (/work, /root, /home) or a tracker number")
-    return failed
-
+    for i, (good, bad, notes) in enumerate(lines, 1):
+        print(f"not ok {i} {bad}" if notes else f"ok {i} {good}")
+        for note in notes:
+            print(f"# {note}")
+        failed |= bool(notes)
+    return int(failed)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -156,16 +156,21 @@ static void events_reset(struct pcg_events *ev)
 		ev->fd[i] = -1;
 }
 
-int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
-			uint64_t read_format, int disabled)
+/*
+ * One event per cpu 0..@nr-1 into @ev: @pid is -1 or, with
+ * PERF_FLAG_PID_CGROUP in @flags, a cgroup fd; @leader (or NULL) gives each
+ * cpu's group leader. On failure nothing stays open.
+ */
+static int open_per_cpu(struct pcg_events *ev, struct perf_event_attr *attr,
+			int pid, int nr, const struct pcg_events *leader,
+			unsigned long flags)
 {
-	struct perf_event_attr attr;
-	int cpu, n = pcg_nr_cpus();
+	int cpu;
 
 	events_reset(ev);
-	pcg_attr_init(&attr, config, read_format, disabled);
-	for (cpu = 0; cpu < n; cpu++) {
-		int fd = pcg_perf_open(&attr, -1, cpu, -1, 0);
+	for (cpu = 0; cpu < nr; cpu++) {
+		int fd = pcg_perf_open(attr, pid, cpu, leader ? leader->fd[cpu] : -1,
+				       flags);
 
 		if (fd < 0) {
 			pcg_close_events(ev);
@@ -177,31 +182,29 @@ int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
 	return 0;
 }
 
+int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
+			uint64_t read_format, int disabled)
+{
+	struct perf_event_attr attr;
+
+	pcg_attr_init(&attr, config, read_format, disabled);
+	return open_per_cpu(ev, &attr, -1, pcg_nr_cpus(), NULL, 0);
+}
+
 int pcg_open_cgroup_events(struct pcg_events *ev, const char *cg,
 			   uint64_t config, uint64_t read_format)
 {
 	struct perf_event_attr attr;
-	int cpu, n = pcg_nr_cpus(), cgfd;
+	int cgfd, ret;
 
 	events_reset(ev);
 	cgfd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cgfd < 0)
 		return -errno;
 	pcg_attr_init(&attr, config, read_format, 0);
-	for (cpu = 0; cpu < n; cpu++) {
-		int fd = pcg_perf_open(&attr, cgfd, cpu, -1,
-				       PERF_FLAG_PID_CGROUP);
-
-		if (fd < 0) {
-			close(cgfd);
-			pcg_close_events(ev);
-			return fd;
-		}
-		ev->fd[cpu] = fd;
-		ev->nr = cpu + 1;
-	}
+	ret = open_per_cpu(ev, &attr, cgfd, pcg_nr_cpus(), NULL, PERF_FLAG_PID_CGROUP);
 	close(cgfd);
-	return 0;
+	return ret;
 }
 
 int pcg_open_sibling_events(struct pcg_events *ev,
@@ -209,21 +212,9 @@ int pcg_open_sibling_events(struct pcg_events *ev,
 			    uint64_t read_format)
 {
 	struct perf_event_attr attr;
-	int cpu;
 
-	events_reset(ev);
 	pcg_attr_init(&attr, config, read_format, 0);
-	for (cpu = 0; cpu < leader->nr; cpu++) {
-		int fd = pcg_perf_open(&attr, -1, cpu, leader->fd[cpu], 0);
-
-		if (fd < 0) {
-			pcg_close_events(ev);
-			return fd;
-		}
-		ev->fd[cpu] = fd;
-		ev->nr = cpu + 1;
-	}
-	return 0;
+	return open_per_cpu(ev, &attr, -1, leader->nr, leader, 0);
 }
 
 void pcg_close_events(struct pcg_events *ev)
