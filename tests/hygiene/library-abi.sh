@@ -8,7 +8,8 @@
 #    the script's one version node, named after the header's version;
 #  - every options struct starts with `size_t sz;` and the header declares
 #    its OPTS macro; no public struct holds a fixed-size array;
-#  - every C file of the library (BPF programs aside, which stay GPL) is
+#  - every C file of the library and of what it bundles (BPF programs
+#    aside, which stay GPL) is
 #    `LGPL-2.1 OR BSD-2-Clause`, SPDX line first.
 # libcgrstat is not listed: it does not follow the convention yet (see
 # lib/README.md).
@@ -20,10 +21,11 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/tap.sh
 : "${fail:=0}"	# set by tap.sh
 
-# name|header|version script|build dir|macro prefix|source dir
+# name|header|version script|build dir|macro prefix|source dirs (its own and
+# what it bundles; libcgcount's bundled libcgrstat is not relicensed yet)
 LIBS=(
-	"cgcount|lib/cgcount/cgcount.h|lib/cgcount/libcgcount.map|build/cgcount|CGCOUNT|lib/cgcount"
-	"memcgstat|lib/memcg/memcg_stat.h|lib/memcg/libmemcgstat.map|build/memcg|MEMCG_STAT|lib/memcg"
+	"cgcount|lib/cgcount/cgcount.h|lib/cgcount/libcgcount.map|build/cgcount|CGCOUNT|lib/cgcount lib/cgutil"
+	"memcgstat|lib/memcg/memcg_stat.h|lib/memcg/libmemcgstat.map|build/memcg|MEMCG_STAT|lib/memcg lib/cgutil"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,12 +57,14 @@ opts_without_sz() {
 	awk '/^struct [a-z_0-9]+_opts \{/ { name = $2; getline; if ($0 !~ /^\tsize_t sz;/) print name }' "$1"
 }
 
-# wrong_licence DIR: its C files (BPF programs aside) without the licence first
+# wrong_licence DIR...: their C files (BPF programs aside) without the licence first
 wrong_licence() {
-	local f
-	for f in "$1"/*.[ch]; do
-		case $f in *.bpf.[ch]) continue ;; esac
-		head -1 "$f" | grep -q 'SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause' || echo "$f"
+	local d f
+	for d in "$@"; do
+		for f in "$d"/*.[ch]; do
+			case $f in *.bpf.[ch]) continue ;; esac
+			head -1 "$f" | grep -q 'SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause' || echo "$f"
+		done
 	done
 }
 
@@ -95,7 +99,8 @@ for l in "${LIBS[@]}"; do
 		[ -z "$bad" ]
 	bad=$(public_struct_arrays "$header")
 	check "lib$name: no fixed-size array in a public struct${bad:+ ($bad)}" [ -z "$bad" ]
-	bad=$(wrong_licence "$src" | tr '\n' ' ')
+	# shellcheck disable=SC2086 # the folders are split on purpose
+	bad=$(wrong_licence $src | tr '\n' ' ')
 	check "lib$name: LGPL-2.1 OR BSD-2-Clause on every C file of $src${bad:+ (not: $bad)}" [ -z "$bad" ]
 done
 exit "$fail"
