@@ -2,12 +2,14 @@
 /*
  * cgbench: the driver of bench/ for counting perf events per cgroup.
  *
- *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]
+ *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]
  *   cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...
  *   cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]
  *
  * cost:  open + attach (setup), read every cgroup, read one cgroup, close
  *        (teardown); fds, slab, percpu and BPF map memory the backend holds.
+ *        Each read time is the median of REPS batches of reads that last
+ *        MIN_US (default 50000) or more.
  *        Prints one line of key=value pairs.
  * count: count while COMMAND runs, then print "value event cgroup" lines.
  * ring:  the messaging workload: TASKS tasks spread over the cgroups of the
@@ -18,7 +20,12 @@
  * CGROUP_LIST: one cgroup v2 directory per line (absolute paths).
  * Backends (one struct backend each):
  *   none    counts nothing (the baseline)
- *   percg   one cgroup event per cgroup, event and CPU (PERF_FLAG_PID_CGROUP):
+ *   floor   one CPU event per event and CPU, no cgroup work: what counting
+ *           the events at all costs
+ *   floor-read  floor, plus a BPF program that reads each of the CPU's
+ *           counters once at every cgroup switch (switch_read.bpf.c): the
+ *           least any per-cgroup backend adds to floor
+ *   events  one cgroup event per cgroup, event and CPU (PERF_FLAG_PID_CGROUP):
  *           the events `perf stat -a --for-each-cgroup` opens
  *   shared  one CPU event per event and CPU with every cgroup attached
  *           (PERF_EVENT_IOC_ATTACH_CGROUP, READ_CGROUPS, READ_CGROUP)
@@ -40,8 +47,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "cgrstat.h"
+#include "switch_read.skel.h"
 
 #define MAX_EVENTS 8
 
@@ -213,14 +223,14 @@ static int *new_fds(size_t nr)
 	return fds;
 }
 
-/* ---- backend percg: fds[(cg * E + ev) * C + cpu] ---- */
+/* ---- backend events: fds[(cg * E + ev) * C + cpu] ---- */
 
-static size_t percg_nr_fds(const struct session *s)
+static size_t events_nr_fds(const struct session *s)
 {
 	return (size_t)s->nr_cgroups * s->nr_events * s->nr_cpus;
 }
 
-static int percg_open_cgroup(struct session *s, int *fds, int cg)
+static int events_open_cgroup(struct session *s, int *fds, int cg)
 {
 	int dir = open(s->paths[cg], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int ev, cpu, ret = 0;
@@ -244,21 +254,21 @@ static int percg_open_cgroup(struct session *s, int *fds, int cg)
 	return ret;
 }
 
-static int percg_open(struct session *s)
+static int events_open(struct session *s)
 {
-	int *fds = new_fds(percg_nr_fds(s)), cg;
+	int *fds = new_fds(events_nr_fds(s)), cg;
 
 	if (!fds)
 		return -1;
 	s->priv = fds;
 	for (cg = 0; cg < s->nr_cgroups; cg++) {
-		if (percg_open_cgroup(s, fds, cg))
+		if (events_open_cgroup(s, fds, cg))
 			return -1;
 	}
 	return 0;
 }
 
-static int percg_read_cgroup(struct session *s, int cg)
+static int events_read_cgroup(struct session *s, int cg)
 {
 	int *fds = s->priv, ev, cpu;
 	uint64_t v[3];
@@ -277,21 +287,132 @@ static int percg_read_cgroup(struct session *s, int cg)
 	return 0;
 }
 
-static int percg_read_all(struct session *s)
+static int events_read_all(struct session *s)
 {
 	int cg;
 
 	clear_values(s);
 	for (cg = 0; cg < s->nr_cgroups; cg++) {
-		if (percg_read_cgroup(s, cg))
+		if (events_read_cgroup(s, cg))
 			return -1;
 	}
 	return 0;
 }
 
-static void percg_close(struct session *s)
+static void events_close(struct session *s)
 {
-	close_fds(s->priv, percg_nr_fds(s));
+	close_fds(s->priv, events_nr_fds(s));
+	s->priv = NULL;
+}
+
+/* ---- backends floor and floor-read: fds[ev * C + cpu], no cgroup ---- */
+
+struct floor {
+	int *fds;
+	struct switch_read *skel;	/* floor-read only */
+	struct bpf_link *link;
+};
+
+static size_t floor_nr_fds(const struct session *s)
+{
+	return (size_t)s->nr_events * s->nr_cpus;
+}
+
+static int floor_open(struct session *s)
+{
+	struct floor *fl = calloc(1, sizeof(*fl));
+	int ev, cpu;
+
+	if (!fl)
+		return -1;
+	s->priv = fl;
+	fl->fds = new_fds(floor_nr_fds(s));
+	if (!fl->fds)
+		return -1;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			int fd = open_event(s->events[ev], -1, cpu, 0);
+
+			fl->fds[ev * s->nr_cpus + cpu] = fd;
+			if (fd < 0) {
+				perror("perf_event_open(cpu)");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The cpu-wide counts: no cgroup gets a value. */
+static int floor_read_one(struct session *s, int cg)
+{
+	struct floor *fl = s->priv;
+	uint64_t v[3];
+	size_t i;
+
+	(void)cg;
+	for (i = 0; i < floor_nr_fds(s); i++) {
+		if (read(fl->fds[i], v, sizeof(v)) != sizeof(v)) {
+			perror("read(perf event)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int floor_read_all(struct session *s)
+{
+	clear_values(s);
+	return floor_read_one(s, 0);
+}
+
+static int floor_read_open(struct session *s)
+{
+	struct floor *fl;
+	int fd, map;
+	uint32_t i;
+
+	if (floor_open(s))
+		return -1;
+	fl = s->priv;
+	fl->skel = switch_read__open();
+	if (!fl->skel)
+		return -1;
+	fl->skel->rodata->nr_cpus = s->nr_cpus;
+	fl->skel->rodata->nr_events = s->nr_events;
+	bpf_map__set_max_entries(fl->skel->maps.events, floor_nr_fds(s));
+	if (switch_read__load(fl->skel)) {
+		fprintf(stderr, "cgbench: loading switch_read.bpf.o failed\n");
+		return -1;
+	}
+	map = bpf_map__fd(fl->skel->maps.events);
+	for (i = 0; i < floor_nr_fds(s); i++) {
+		fd = fl->fds[i];
+		if (bpf_map_update_elem(map, &i, &fd, BPF_ANY)) {
+			perror("bpf_map_update_elem(events)");
+			return -1;
+		}
+	}
+	fl->link = bpf_program__attach(fl->skel->progs.read_at_cgroup_switch);
+	if (!fl->link) {
+		perror("attach switch_read");
+		return -1;
+	}
+	return 0;
+}
+
+static void floor_close(struct session *s)
+{
+	struct floor *fl = s->priv;
+
+	if (!fl)
+		return;
+	bpf_link__destroy(fl->link);
+	if (fl->skel && fl->skel->bss->reads == 0 && fl->link)
+		fprintf(stderr, "cgbench: floor-read: no counter read at a cgroup switch\n");
+	switch_read__destroy(fl->skel);
+	close_fds(fl->fds, floor_nr_fds(s));
+	free(fl);
 	s->priv = NULL;
 }
 
@@ -500,7 +621,9 @@ static void rstat_close(struct session *s)
 
 static const struct backend backends[] = {
 	{ "none", none_open, none_read_all, none_read_one, none_close },
-	{ "percg", percg_open, percg_read_all, percg_read_cgroup, percg_close },
+	{ "floor", floor_open, floor_read_all, floor_read_one, floor_close },
+	{ "floor-read", floor_read_open, floor_read_all, floor_read_one, floor_close },
+	{ "events", events_open, events_read_all, events_read_cgroup, events_close },
 	{ "shared", shared_open, shared_read_all, shared_read_one, shared_close },
 	{ "rstat", rstat_open, rstat_read_all, rstat_read_one, rstat_close },
 };
@@ -724,8 +847,9 @@ static double median(double *v, int n)
 
 /* Microseconds per read, every cgroup (@one < 0) or one at a time: the guest
  * clock may tick in milliseconds, so each sample is a batch of reads lasting
- * at least 50 ms; the median of @reps samples. */
-static double time_reads(const struct backend *b, struct session *s, int reps, int one)
+ * at least @min_us; the median of @reps samples. */
+static double time_reads(const struct backend *b, struct session *s, int reps, double min_us,
+			 int one)
 {
 	double *t = calloc(reps, sizeof(*t)), m, t0, dt;
 	int r, ret = 0;
@@ -740,7 +864,7 @@ static double time_reads(const struct backend *b, struct session *s, int reps, i
 			ret = one < 0 ? b->read_all(s) : b->read_one(s, (one + n) % s->nr_cgroups);
 			n++;
 			dt = now_us() - t0;
-		} while (!ret && dt < 50000);
+		} while (!ret && dt < min_us);
 		t[r] = dt / n;
 	}
 	m = ret ? -1 : median(t, reps);
@@ -748,7 +872,7 @@ static double time_reads(const struct backend *b, struct session *s, int reps, i
 	return m;
 }
 
-static int cost(const struct backend *b, struct session *s, int reps)
+static int cost(const struct backend *b, struct session *s, int reps, double min_us)
 {
 	long fds0 = count_fds(), slab0, pcpu0, fds, slab, pcpu, bpf;
 	double t0, setup, read_all, read_one, teardown;
@@ -765,8 +889,8 @@ static int cost(const struct backend *b, struct session *s, int reps)
 	slab = meminfo_kb("Slab") - slab0;
 	pcpu = meminfo_kb("Percpu") - pcpu0;
 	bpf = bpf_map_kb();
-	read_all = time_reads(b, s, reps, -1);
-	read_one = time_reads(b, s, reps, 0);
+	read_all = time_reads(b, s, reps, min_us, -1);
+	read_one = time_reads(b, s, reps, min_us, 0);
 	t0 = now_us();
 	b->close(s);
 	teardown = now_us() - t0;
@@ -930,16 +1054,17 @@ static int ring(struct session *s, int tasks, int tokens, long loops)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]\n"
+		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]\n"
 		"       cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...\n"
 		"       cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]\n"
-		"backends: none percg shared rstat\n");
+		"backends: none floor floor-read events shared rstat\n");
 }
 
 struct options {
 	const char *backend, *events, *list, *subtree, *out;
 	int reps, tasks, tokens;
 	long loops;
+	double min_us;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -947,8 +1072,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .backend = "none", .events = "cpu-clock", .subtree = "",
-			       .reps = 3, .tasks = 16, .tokens = 2, .loops = 1000 };
-	while ((c = getopt(argc, argv, "+b:e:f:R:o:r:t:k:l:h")) != -1) {
+			       .reps = 3, .tasks = 16, .tokens = 2, .loops = 1000,
+			       .min_us = 50000 };
+	while ((c = getopt(argc, argv, "+b:e:f:R:o:r:m:t:k:l:h")) != -1) {
 		switch (c) {
 		case 'b': o->backend = optarg; break;
 		case 'e': o->events = optarg; break;
@@ -956,14 +1082,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'R': o->subtree = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'r': o->reps = atoi(optarg); break;
+		case 'm': o->min_us = atof(optarg); break;
 		case 't': o->tasks = atoi(optarg); break;
 		case 'k': o->tokens = atoi(optarg); break;
 		case 'l': o->loops = atol(optarg); break;
 		default: return -1;
 		}
 	}
-	if (!o->list || o->reps < 1 || o->tasks < 2 || o->tokens < 1 || o->tokens > o->tasks ||
-	    o->loops < 1)
+	if (!o->list || o->reps < 1 || o->min_us < 0 || o->tasks < 2 || o->tokens < 1 ||
+	    o->tokens > o->tasks || o->loops < 1)
 		return -1;
 	return 0;
 }
@@ -988,7 +1115,7 @@ int main(int argc, char **argv)
 		goto out;
 	s.subtree = o.subtree;
 	if (!strcmp(cmd, "cost"))
-		ret = cost(b, &s, o.reps);
+		ret = cost(b, &s, o.reps, o.min_us);
 	else if (!strcmp(cmd, "count") && optind < argc)
 		ret = count(b, &s, argv + optind, o.out);
 	else if (!strcmp(cmd, "ring"))
