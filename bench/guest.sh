@@ -114,6 +114,11 @@ events_of() { local IFS=,; echo "${event_pool[*]:0:$1}"; }
 # perf stat --cgroup-backend (perf/patches): events must ask for it, as
 # auto picks shared on this kernel; with the option, shared and rstat run
 # through perf too (BENCH_DRIVER=cgbench: through cgbench).
+# a perf built without BPF skeletons has no --bpf-counters: no bperf then
+if ! perf stat -h 2>&1 | grep -q -- --bpf-counters; then
+	echo "bench: $(command -v perf) has no --bpf-counters: no bperf" >&2
+	backends=(none floor floor-read events shared rstat)
+fi
 if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then
 	events_opt=--cgroup-backend=events
 	[ "${BENCH_DRIVER:-perf}" = perf ] && perf_backends=1
@@ -367,7 +372,8 @@ elapsed() { echo "$((($(now_ns) - start) / 1000000000)) s"; }
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions$([ "$exact" = 1 ] && echo ", instruction-exact guest")"
 echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend" || echo cgbench)"
 echo "driver=$([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend=events|bpf|shared|rstat" || echo "perf stat (events, bperf), cgbench (shared, rstat)"), cgbench (floor, floor-read)" >>"$out/meta.txt"
-echo "reps=$reps pipe_loops=$pipe_loops ring_loops=$ring_loops" >>"$out/meta.txt"
+echo "reps=$reps pipe_loops=$pipe_loops ring_loops=$ring_loops perf=$(command -v perf) ($(perf version 2>/dev/null))" >>"$out/meta.txt"
+echo "backends=${backends[*]}" >>"$out/meta.txt"
 for c in "${configs[@]}"; do
 	read -r g e d <<<"$c"
 	list=$tmp/list
@@ -389,7 +395,7 @@ for c in "${configs[@]}"; do
 	echo "#   cgroup switches$([ "$pmu_pass" = 1 ] && echo " and PMU calls") counted ($(elapsed))"
 	for b in none events shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
 	# (not in smoke: two more perf runs, and no time is judged there)
-	[ "$mode" = smoke ] || bperf_read "$g" "$e" "$d"
+	[ "$mode" = smoke ] || [[ " ${backends[*]} " != *" bperf "* ]] || bperf_read "$g" "$e" "$d"
 	echo "#   cost done ($(elapsed))"
 	remove_cgroups "$list"
 done
