@@ -34,7 +34,9 @@
 # the tables and plots. BENCH_RAW=1 keeps every session's raw files in
 # OUTDIR/raw. Environment: BENCH_EVENTS (the event pool, first E
 # are used; default cpu-clock,context-switches,task-clock,page-faults),
-# BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations).
+# BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations),
+# BENCH_PMU=0|1 (the PMU pass; default: in an exact guest only),
+# BENCH_COST=0 (no in-process cost pass).
 set -u
 mode=$1 out=$2
 cd "$(dirname "$0")/.." || exit
@@ -393,9 +395,11 @@ for c in "${configs[@]}"; do
 		for b in "${backends[@]:1}"; do pmu_counts "$b" "$g" "$e" "$d" "$list" "$sub"; done
 	fi
 	echo "#   cgroup switches$([ "$pmu_pass" = 1 ] && echo " and PMU calls") counted ($(elapsed))"
-	for b in none events shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
-	# (not in smoke: two more perf runs, and no time is judged there)
-	[ "$mode" = smoke ] || [[ " ${backends[*]} " != *" bperf "* ]] || bperf_read "$g" "$e" "$d"
+	if [ "${BENCH_COST:-1}" = 1 ]; then
+		for b in none events shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
+		# (not in smoke: two more perf runs, and no time is judged there)
+		[ "$mode" = smoke ] || [[ " ${backends[*]} " != *" bperf "* ]] || bperf_read "$g" "$e" "$d"
+	fi
 	echo "#   cost done ($(elapsed))"
 	remove_cgroups "$list"
 done

@@ -15,7 +15,9 @@
 # gets results.csv (one measurement per row, with machine, kernel and
 # commit), summary.md and the PNG plots (bench/report.py).
 # --events: the event pool (first E are used), e.g. cycles,instructions on
-# bare metal; --configs: replace the mode's configurations.
+# bare metal; --configs: replace the mode's configurations. Variables
+# BENCH_* of the environment reach bench/guest.sh in the guest (e.g.
+# BENCH_PMU=0 or BENCH_COST=0: no PMU pass, no in-process cost pass).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=quick out='' kernel=build/bzImage events='' configs='' exact=1 reps=''
@@ -55,6 +57,7 @@ env='' vm_opts=()
 [ -n "$events" ] && env+="BENCH_EVENTS=$events "
 [ -n "$configs" ] && env+="BENCH_CONFIGS='$configs' "
 [ -n "$reps" ] && env+="BENCH_REPS=$reps "
+for v in "${!BENCH_@}"; do env+="$v='${!v}' "; done
 if [ $exact = 1 ]; then
 	env+="BENCH_EXACT=1 "
 	vm_opts+=(--exact)
