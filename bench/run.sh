@@ -3,13 +3,14 @@
 # `make bench-quick`, `make bench-smoke`):
 #
 #   bench/run.sh [--mode smoke|quick|full|profile] [--out DIR] [--events LIST] [--configs 'G E D;...']
-#                [--kernel IMAGE] [--wall] [--reps N]
+#                [--kernel IMAGE] [--wall] [--reps N] [--cpus N]
 #
 # The guest is instruction-exact (scripts/vm-run.sh --exact): its clock
 # counts the instructions it executes, whatever the host load, so one
 # repetition after a warm-up measures each configuration. --wall boots the
 # ordinary guest instead (the wall clock: KVM, or the scripts' own checks)
-# with several repetitions; --reps N sets the repetitions either way.
+# with several repetitions; --reps N sets the repetitions either way;
+# --cpus N the guest's vcpus (default 2).
 #
 # DIR (default bench/results/<UTC time>-<mode>, build/bench/smoke for smoke)
 # gets results.csv (one measurement per row, with machine, kernel and
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--wall) exact=0; shift ;;
 	--reps) reps=$2; shift 2 ;;
+	--cpus) vm_cpus=$2; shift 2 ;;
 	*) sed -n '2,/^set/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -54,6 +56,7 @@ rm -f "$out"/results.csv "$out"/*.png
 	echo "clock=$([ $exact = 1 ] && echo "exact (QEMU -icount shift=0: 1 guest ns = 1 instruction)" || echo wall)"
 } >"$out/meta.txt"
 env='' vm_opts=()
+[ -n "${vm_cpus:-}" ] && vm_opts+=(--cpus "$vm_cpus")
 [ -n "$events" ] && env+="BENCH_EVENTS=$events "
 [ -n "$configs" ] && env+="BENCH_CONFIGS='$configs' "
 [ -n "$reps" ] && env+="BENCH_REPS=$reps "
