@@ -37,9 +37,10 @@ help:
 	@sed -n 's/^## //p' $(MAKEFILE_LIST)
 
 ## make demo          build the patched kernel, boot it, show every backend counting
-## make check         build everything, run every host and guest test (T=prefix picks)
+## make check         build everything, run every host and guest test on every kernel
+##                    of tests/kernels.list (T=prefix picks tests, K=stock-6.1,... kernels)
 ## make check-debug   the same tests on the KASAN + kmemleak + lockdep kernel
-## make kernel        build/bzImage from kernel/backport-6.12 (kernel-debug, kernel-bench)
+## make kernel        build/bzImage (6.12 + kernel/backport-6.12), build/bzImage-7.3 (7.3 + kernel/mainline-7.3)
 ## make perf          build/bin/perf with the perf series (perf/patches)
 ## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
 ## make install       libcgcount: header, .a, .so, pkg-config (PREFIX=, DESTDIR=)
@@ -60,10 +61,10 @@ include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS)
 
 check: tests
-	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BZIMAGE) $(T)
+	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BZIMAGE) $(if $(K),--kernels $(K)) $(T)
 
 check-debug: tests kernel-debug
-	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BUILD)/bzImage-debug $(T)
+	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BUILD)/bzImage-debug --kernels patched $(T)
 
 vm-run: tests
 	@scripts/vm-run.sh --kernel $(BZIMAGE) -- '$(CMD)'

@@ -18,7 +18,7 @@
 # is measured by the kernel, not by the noisy emulated wall clock.
 # Prints one line per depth, backend and repetition, then the medians.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 trips=${1:-20000} reps=${2:-3}
 cg=/sys/fs/cgroup/bpfcost
 events=${3:-cpu-clock,context-switches}

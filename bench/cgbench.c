@@ -18,22 +18,28 @@
  *        when neighbours are in different cgroups).
  *
  * CGROUP_LIST: one cgroup v2 directory per line (absolute paths).
- * Backends (one struct backend each):
- *   none    counts nothing (the baseline)
+ * Backends: none counts nothing (the baseline); floor and floor-read are the
+ * bench's own:
  *   floor   one CPU event per event and CPU, no cgroup work: what counting
  *           the events at all costs
  *   floor-read  floor, plus a BPF program that reads each of the CPU's
  *           counters once at every cgroup switch (switch_read.bpf.c): the
  *           least any per-cgroup backend adds to floor
+ * events, shared and rstat
+ * are libcgcount's (lib/cgcount/cgcount.h), measured through the library
+ * programs link, one session with every cgroup of the list added at once
+ * (cgcount_add_paths):
  *   events  one cgroup event per cgroup, event and CPU (PERF_FLAG_PID_CGROUP):
- *           the events `perf stat -a --for-each-cgroup` opens
+ *           the events `perf stat -a --for-each-cgroup` opens ("percg" is
+ *           taken as its old name)
  *   shared  one CPU event per event and CPU with every cgroup attached
  *           (PERF_EVENT_IOC_ATTACH_CGROUP, READ_CGROUPS, READ_CGROUP)
- *   rstat   the BPF rstat backend (lib/cgrstat/cgrstat.h)
+ *   rstat   the BPF rstat backend (lib/cgrstat), its maps sized for twice the
+ *           cgroups that exist; reads walk the counted cgroups' common subtree
+ *           (-R is accepted and no longer needed)
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <dirent.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -41,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -50,43 +55,25 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cgrstat.h"
+#include "cgcount.h"
+#include "cgutil.h"
 #include "switch_read.skel.h"
 
 #define MAX_EVENTS 8
 
-struct sw_event {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-/* software events, and the hardware ones for runs on real hardware */
-static const struct sw_event sw_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-};
-
 struct session {
 	char *event_list;
 	int nr_events;
-	const struct sw_event *events[MAX_EVENTS];
+	char *event_names[MAX_EVENTS];
 	int nr_cgroups;
 	char **paths;
 	uint64_t *ids;
 	int *by_id;		/* cgroup indexes sorted by id */
-	const char *subtree;	/* rstat: the subtree read_all walks */
-	int nr_cpus;
 	uint64_t *values;	/* [cgroup][event], filled by read_all */
-	void *priv;
+	enum cgcount_backend backend;
+	struct cgcount *cgc;
+	int nr_cpus;		/* floor, floor-read */
+	void *priv;		/* floor, floor-read: struct floor */
 };
 
 struct backend {
@@ -103,24 +90,6 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-/* ---- cgroup ids ---- */
-
-static int cgroup_id(const char *path, uint64_t *id)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} handle = { .fh.handle_bytes = sizeof(uint64_t) };
-	int mount_id;
-
-	if (name_to_handle_at(AT_FDCWD, path, &handle.fh, &mount_id, 0)) {
-		fprintf(stderr, "cgbench: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	memcpy(id, handle.fh.f_handle, sizeof(*id));
-	return 0;
 }
 
 static const struct session *sort_session;
@@ -188,18 +157,25 @@ static void none_close(struct session *s)
 	(void)s;
 }
 
-/* ---- perf event helpers ---- */
+/* ---- backends floor and floor-read: perf events of their own ---- */
 
-static int open_event(const struct sw_event *ev, int pid, int cpu, unsigned long flags)
+static int online_cpus(void)
 {
-	struct perf_event_attr attr = {
-		.type = ev->type,
-		.size = sizeof(attr),
-		.config = ev->config,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
 
-	return syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+	return n > 0 ? (int)n : 1;
+}
+
+static int open_cpu_event(const char *name, int cpu)
+{
+	struct perf_event_attr attr;
+
+	if (cgutil_parse_event(name, strlen(name), &attr)) {
+		fprintf(stderr, "cgbench: %s: unknown event\n", name);
+		return -1;
+	}
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static void close_fds(int *fds, size_t nr)
@@ -223,90 +199,6 @@ static int *new_fds(size_t nr)
 	return fds;
 }
 
-/* ---- backend events: fds[(cg * E + ev) * C + cpu] ---- */
-
-static size_t events_nr_fds(const struct session *s)
-{
-	return (size_t)s->nr_cgroups * s->nr_events * s->nr_cpus;
-}
-
-static int events_open_cgroup(struct session *s, int *fds, int cg)
-{
-	int dir = open(s->paths[cg], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int ev, cpu, ret = 0;
-
-	if (dir < 0) {
-		perror(s->paths[cg]);
-		return -1;
-	}
-	for (ev = 0; ev < s->nr_events && !ret; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus && !ret; cpu++) {
-			int fd = open_event(s->events[ev], dir, cpu, PERF_FLAG_PID_CGROUP);
-
-			if (fd < 0) {
-				perror("perf_event_open(cgroup)");
-				ret = -1;
-			}
-			fds[((size_t)cg * s->nr_events + ev) * s->nr_cpus + cpu] = fd;
-		}
-	}
-	close(dir);
-	return ret;
-}
-
-static int events_open(struct session *s)
-{
-	int *fds = new_fds(events_nr_fds(s)), cg;
-
-	if (!fds)
-		return -1;
-	s->priv = fds;
-	for (cg = 0; cg < s->nr_cgroups; cg++) {
-		if (events_open_cgroup(s, fds, cg))
-			return -1;
-	}
-	return 0;
-}
-
-static int events_read_cgroup(struct session *s, int cg)
-{
-	int *fds = s->priv, ev, cpu;
-	uint64_t v[3];
-
-	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			int fd = fds[((size_t)cg * s->nr_events + ev) * s->nr_cpus + cpu];
-
-			if (read(fd, v, sizeof(v)) != sizeof(v)) {
-				perror("read(perf event)");
-				return -1;
-			}
-			add_value(s, cg, ev, v[0]);
-		}
-	}
-	return 0;
-}
-
-static int events_read_all(struct session *s)
-{
-	int cg;
-
-	clear_values(s);
-	for (cg = 0; cg < s->nr_cgroups; cg++) {
-		if (events_read_cgroup(s, cg))
-			return -1;
-	}
-	return 0;
-}
-
-static void events_close(struct session *s)
-{
-	close_fds(s->priv, events_nr_fds(s));
-	s->priv = NULL;
-}
-
-/* ---- backends floor and floor-read: fds[ev * C + cpu], no cgroup ---- */
-
 struct floor {
 	int *fds;
 	struct switch_read *skel;	/* floor-read only */
@@ -326,12 +218,13 @@ static int floor_open(struct session *s)
 	if (!fl)
 		return -1;
 	s->priv = fl;
+	s->nr_cpus = online_cpus();
 	fl->fds = new_fds(floor_nr_fds(s));
 	if (!fl->fds)
 		return -1;
 	for (ev = 0; ev < s->nr_events; ev++) {
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			int fd = open_event(s->events[ev], -1, cpu, 0);
+			int fd = open_cpu_event(s->event_names[ev], cpu);
 
 			fl->fds[ev * s->nr_cpus + cpu] = fd;
 			if (fd < 0) {
@@ -416,132 +309,7 @@ static void floor_close(struct session *s)
 	s->priv = NULL;
 }
 
-/* ---- backend shared: fds[ev * C + cpu], one READ_CGROUPS buffer ---- */
-
-struct shared {
-	int *fds;
-	uint64_t *buf;		/* READ_CGROUPS: { size, flags, nr, { id, v, en, run } x nr } */
-	size_t buf_size;
-};
-
-static size_t shared_nr_fds(const struct session *s)
-{
-	return (size_t)s->nr_events * s->nr_cpus;
-}
-
-static int shared_attach(struct session *s, int fd)
-{
-	uint64_t *ids = malloc((s->nr_cgroups + 1) * sizeof(*ids));
-	int ret;
-
-	if (!ids)
-		return -1;
-	ids[0] = s->nr_cgroups;
-	memcpy(ids + 1, s->ids, s->nr_cgroups * sizeof(*ids));
-	ret = ioctl(fd, PERF_EVENT_IOC_ATTACH_CGROUP, ids);
-	if (ret)
-		perror("PERF_EVENT_IOC_ATTACH_CGROUP");
-	free(ids);
-	return ret;
-}
-
-static int shared_open(struct session *s)
-{
-	struct shared *sh = calloc(1, sizeof(*sh));
-	int ev, cpu;
-
-	if (!sh)
-		return -1;
-	s->priv = sh;
-	sh->buf_size = (3 + 4 * (size_t)s->nr_cgroups) * sizeof(uint64_t);
-	sh->buf = calloc(1, sh->buf_size);
-	sh->fds = new_fds(shared_nr_fds(s));
-	if (!sh->buf || !sh->fds)
-		return -1;
-	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			int fd = open_event(s->events[ev], -1, cpu, 0);
-
-			sh->fds[ev * s->nr_cpus + cpu] = fd;
-			if (fd < 0) {
-				perror("perf_event_open(cpu)");
-				return -1;
-			}
-			if (shared_attach(s, fd))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int shared_read_event(struct session *s, int fd, int ev)
-{
-	struct shared *sh = s->priv;
-	uint64_t i, *rec;
-	int cg;
-
-	sh->buf[0] = sh->buf_size;
-	sh->buf[1] = 0;
-	if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, sh->buf) < 0) {
-		perror("PERF_EVENT_IOC_READ_CGROUPS");
-		return -1;
-	}
-	for (i = 0, rec = sh->buf + 3; i < sh->buf[2]; i++, rec += 4) {
-		cg = find_cgroup(s, rec[0]);
-		if (cg >= 0)
-			add_value(s, cg, ev, rec[1]);
-	}
-	return 0;
-}
-
-static int shared_read_all(struct session *s)
-{
-	struct shared *sh = s->priv;
-	int ev, cpu;
-
-	clear_values(s);
-	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			if (shared_read_event(s, sh->fds[ev * s->nr_cpus + cpu], ev))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static int shared_read_one(struct session *s, int cg)
-{
-	struct shared *sh = s->priv;
-	uint64_t buf[5];
-	int ev, cpu;
-
-	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
-			buf[0] = sizeof(buf);
-			buf[1] = s->ids[cg];
-			if (ioctl(sh->fds[ev * s->nr_cpus + cpu], PERF_EVENT_IOC_READ_CGROUP, buf) < 0) {
-				perror("PERF_EVENT_IOC_READ_CGROUP");
-				return -1;
-			}
-			add_value(s, cg, ev, buf[2]);
-		}
-	}
-	return 0;
-}
-
-static void shared_close(struct session *s)
-{
-	struct shared *sh = s->priv;
-
-	if (!sh)
-		return;
-	close_fds(sh->fds, shared_nr_fds(s));
-	free(sh->buf);
-	free(sh);
-	s->priv = NULL;
-}
-
-/* ---- backend rstat: counts every cgroup from cgrstat_open() on ---- */
+/* ---- backends events, shared, rstat: libcgcount ---- */
 
 static int count_cgroups(const char *root)
 {
@@ -558,112 +326,118 @@ static int count_cgroups(const char *root)
 	return n;
 }
 
-static int rstat_open(struct session *s)
+/* rstat: maps for the cgroups that exist (x2), as a user counting them
+ * would size them, not for the library's default of 32768 */
+static size_t rstat_max_cgroups(void)
 {
-	/* size the maps for the cgroups that exist (x2), as a user counting
-	 * them would, not for the library's default of 32768 */
-	struct cgrstat_opts opts = { .sz = sizeof(opts) };
-	uint32_t want = 2 * count_cgroups("/sys/fs/cgroup") + 256;
-	char err[512];
+	char root[4096];
+	size_t want, n = 1024;
 
-	opts.max_cgroups = 1024;
-	while (opts.max_cgroups < want)
-		opts.max_cgroups *= 2;
-	opts.max_records = opts.max_cgroups;
-	s->priv = cgrstat_open(s->event_list, &opts, err, sizeof(err));
-	if (!s->priv) {
-		fprintf(stderr, "cgbench: cgrstat: %s\n", err);
-		return -1;
-	}
-	return 0;
+	if (cgutil_cgroup2_root(root, sizeof(root)))
+		snprintf(root, sizeof(root), "%s", CGUTIL_DEFAULT_ROOT);
+	want = 2 * count_cgroups(root) + 256;
+
+	while (n < want)
+		n *= 2;
+	return n;
 }
 
-static int rstat_read_all(struct session *s)
+static int lib_open(struct session *s)
 {
-	struct cgrstat_record *recs = NULL;
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = s->backend);
+
+	if (s->backend == CGCOUNT_RSTAT)
+		opts.max_cgroups = rstat_max_cgroups();
+	s->cgc = cgcount_open(s->event_list, &opts);
+	if (!s->cgc)
+		return -1;
+	/* the library printed why if it fails */
+	return cgcount_add_paths(s->cgc, (const char *const *)s->paths, s->nr_cgroups) ==
+	       s->nr_cgroups ? 0 : -1;
+}
+
+static int lib_read_all(struct session *s)
+{
+	struct cgcount_reading *r;
 	size_t nr, i;
-	int cg, ev, ret;
+	int cg, ev;
 
 	clear_values(s);
-	ret = cgrstat_read_subtree(s->priv, s->subtree, &recs, &nr);
-	if (ret) {
-		fprintf(stderr, "cgbench: cgrstat_read_subtree: %s\n", cgrstat_errmsg(s->priv));
+	if (cgcount_read_all(s->cgc, &r, &nr))
 		return -1;
-	}
 	for (i = 0; i < nr; i++) {
-		cg = find_cgroup(s, recs[i].cgroup_id);
+		cg = find_cgroup(s, r[i].cgroup_id);
 		for (ev = 0; cg >= 0 && ev < s->nr_events; ev++)
-			add_value(s, cg, ev, recs[i].values[ev].counter);
+			add_value(s, cg, ev, r[i].values[ev].value);
 	}
-	free(recs);
+	cgcount_readings_free(r, nr);
 	return 0;
 }
 
-static int rstat_read_one(struct session *s, int cg)
+static int lib_read_one(struct session *s, int cg)
 {
-	struct cgrstat_record rec;
+	struct cgcount_value v[MAX_EVENTS];
 	int ev;
 
-	if (cgrstat_read_cgroup_id(s->priv, s->ids[cg], &rec)) {
-		fprintf(stderr, "cgbench: cgrstat_read_cgroup: %s\n", cgrstat_errmsg(s->priv));
+	if (cgcount_read_id(s->cgc, s->ids[cg], v, MAX_EVENTS))
 		return -1;
-	}
 	for (ev = 0; ev < s->nr_events; ev++)
-		add_value(s, cg, ev, rec.values[ev].counter);
+		add_value(s, cg, ev, v[ev].value);
 	return 0;
 }
 
-static void rstat_close(struct session *s)
+static void lib_close(struct session *s)
 {
-	cgrstat_close(s->priv);
-	s->priv = NULL;
+	cgcount_close(s->cgc);
+	s->cgc = NULL;
 }
 
-static const struct backend backends[] = {
-	{ "none", none_open, none_read_all, none_read_one, none_close },
-	{ "floor", floor_open, floor_read_all, floor_read_one, floor_close },
-	{ "floor-read", floor_read_open, floor_read_all, floor_read_one, floor_close },
-	{ "events", events_open, events_read_all, events_read_cgroup, events_close },
-	{ "shared", shared_open, shared_read_all, shared_read_one, shared_close },
-	{ "rstat", rstat_open, rstat_read_all, rstat_read_one, rstat_close },
-};
+static const struct backend none = { "none", none_open, none_read_all, none_read_one,
+				      none_close };
+static const struct backend floor_backend = { "floor", floor_open, floor_read_all, floor_read_one,
+				       floor_close };
+static const struct backend floor_read_backend = { "floor-read", floor_read_open, floor_read_all,
+					    floor_read_one, floor_close };
+static struct backend lib = { NULL, lib_open, lib_read_all, lib_read_one, lib_close };
 
-static const struct backend *find_backend(const char *name)
+static const struct backend *find_backend(const char *name, enum cgcount_backend *b)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
-		if (!strcmp(backends[i].name, name))
-			return &backends[i];
+	if (!strcmp(name, "none"))
+		return &none;
+	if (!strcmp(name, "floor"))
+		return &floor_backend;
+	if (!strcmp(name, "floor-read"))
+		return &floor_read_backend;
+	if (!strcmp(name, "percg"))	/* the bench's old name */
+		name = "events";
+	if (cgcount_parse_backend(name, b) || *b == CGCOUNT_AUTO) {
+		fprintf(stderr, "cgbench: backends: none floor floor-read events shared rstat\n");
+		return NULL;
 	}
-	fprintf(stderr, "cgbench: unknown backend %s\n", name);
-	return NULL;
+	lib.name = cgcount_backend_name(*b);
+	return &lib;
 }
 
 /* ---- the session: events, cgroups ---- */
 
+/* The event names, for the output; libcgcount parses them. */
 static int parse_events(struct session *s, const char *list)
 {
 	char *copy = strdup(list), *tok, *save;
-	size_t i;
+	int ret = copy ? 0 : -1;
 
-	if (!copy)
-		return -1;
 	s->event_list = strdup(list);
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
-			if (!strcmp(sw_events[i].name, tok))
-				break;
+	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (s->nr_events == MAX_EVENTS) {
+			fprintf(stderr, "cgbench: more than %d events\n", MAX_EVENTS);
+			ret = -1;
+		} else if (!(s->event_names[s->nr_events++] = strdup(tok))) {
+			ret = -1;
 		}
-		if (i == sizeof(sw_events) / sizeof(sw_events[0]) || s->nr_events == MAX_EVENTS) {
-			fprintf(stderr, "cgbench: unknown event or too many: %s\n", tok);
-			free(copy);
-			return -1;
-		}
-		s->events[s->nr_events++] = &sw_events[i];
 	}
 	free(copy);
-	return s->nr_events && s->event_list ? 0 : -1;
+	return !ret && s->nr_events && s->event_list ? 0 : -1;
 }
 
 static int add_path(struct session *s, const char *line, int *cap)
@@ -706,15 +480,18 @@ static int read_cgroup_list(struct session *s, const char *file)
 
 static int resolve_ids(struct session *s)
 {
-	int i;
+	int i, ret;
 
 	s->ids = calloc(s->nr_cgroups, sizeof(*s->ids));
 	s->by_id = calloc(s->nr_cgroups, sizeof(*s->by_id));
 	if (!s->ids || !s->by_id)
 		return -1;
 	for (i = 0; i < s->nr_cgroups; i++) {
-		if (cgroup_id(s->paths[i], &s->ids[i]))
+		ret = cgutil_cgroup_id(s->paths[i], &s->ids[i]);
+		if (ret) {
+			fprintf(stderr, "cgbench: %s: %s\n", s->paths[i], strerror(-ret));
 			return -1;
+		}
 		s->by_id[i] = i;
 	}
 	sort_session = s;
@@ -726,7 +503,6 @@ static int session_init(struct session *s, const char *events, const char *list)
 {
 	if (parse_events(s, events) || read_cgroup_list(s, list) || resolve_ids(s))
 		return -1;
-	s->nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	s->values = calloc((size_t)s->nr_cgroups * s->nr_events, sizeof(*s->values));
 	return s->values ? 0 : -1;
 }
@@ -742,6 +518,8 @@ static void session_free(struct session *s)
 	free(s->by_id);
 	free(s->values);
 	free(s->event_list);
+	for (i = 0; i < s->nr_events; i++)
+		free(s->event_names[i]);
 }
 
 /* ---- resources ---- */
@@ -930,7 +708,7 @@ static void print_values(const struct session *s, FILE *out)
 		for (ev = 0; ev < s->nr_events; ev++)
 			fprintf(out, "%" PRIu64 " %s %s\n",
 				s->values[(size_t)cg * s->nr_events + ev],
-				s->events[ev]->name, s->paths[cg]);
+				s->event_names[ev], s->paths[cg]);
 	}
 }
 
@@ -1108,12 +886,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	optind += 1;
-	b = find_backend(o.backend);
+	b = find_backend(o.backend, &s.backend);
 	raise_fd_limit();
 	signal(SIGPIPE, SIG_IGN);
 	if (!b || session_init(&s, o.events, o.list))
 		goto out;
-	s.subtree = o.subtree;
 	if (!strcmp(cmd, "cost"))
 		ret = cost(b, &s, o.reps, o.min_us);
 	else if (!strcmp(cmd, "count") && optind < argc)

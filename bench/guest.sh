@@ -39,7 +39,7 @@
 # BENCH_COST=0 (no in-process cost pass).
 set -u
 mode=$1 out=$2
-cd "$(dirname "$0")/.." || exit
+cd "$(dirname "$0")/.." || exit 1
 export PATH=$PWD/build/bin:$PATH
 cg_root=/sys/fs/cgroup
 tmp=$(mktemp -d)

@@ -1,12 +1,24 @@
 #!/bin/bash
-# Build the patched test kernel.
+# Build a patched test kernel.
 #
-#   scripts/build-kernel.sh [default|debug|bench]
+#   scripts/build-kernel.sh [--linux 6.12|7.3] [default|debug|bench|source]
 #
-# 1. Unpacks Debian's linux-source-6.12 into build/linux once, as a git
+# ("source" stops after step 2: the patched tree, for porting a patch.)
+#
+# Two kernels, each from its own Debian source package and series:
+#   6.12 (default)  linux-source-6.12 (bookworm, installed by `make deps`)
+#                   + kernel/backport-6.12 -> build/linux, build/bzImage[-VARIANT]
+#   7.3             linux-source-7.3 (trixie-backports, fetched into build/)
+#                   + kernel/mainline-7.3  -> build/linux-7.3, build/bzImage-7.3[-VARIANT]
+#
+# 0. (7.3) Downloads linux-source-7.3 with apt-get through a private sources
+#    list and state under build/apt (the host's apt setup is not touched, no
+#    package is installed); the .deb is kept in build/debs, so a warm run
+#    downloads nothing.
+# 1. Unpacks the source tarball into build/linux[-7.3] once, as a git
 #    repository whose first commit (tag "base") is the pristine tarball.
-# 2. Applies kernel/backport-6.12/series with `git am` (no fuzz, no 3-way
-#    merge); re-applies from "base" only when the series or a patch changed.
+# 2. Applies the series with `git am` (no fuzz, no 3-way merge);
+#    re-applies from "base" only when the series or a patch changed.
 # 3. Configures tinyconfig + kvm_guest.config + kernel/config/guest.fragment
 #    (+ debug.fragment for the debug variant, bench.fragment for the
 #    benchmark variant), checks that every requested option survived
@@ -16,7 +28,7 @@
 #    Skips the build when no file of the tree and not the .config is newer
 #    than the image.
 #
-# Developers of a patch may build their own tree with the same config:
+# Developers of a patch may build their own tree with the 6.12 config:
 #   KSRC=build/dev-foo scripts/build-kernel.sh
 # builds build/dev-foo as it is (no unpack, no series) into build/kbuild-dev-foo,
 # producing build/bzImage-dev-foo and build/headers-dev-foo.
@@ -24,29 +36,43 @@
 # one after another finish sooner than builds side by side.
 set -euo pipefail
 
+LINUX=6.12
+if [ "${1:-}" = --linux ]; then
+	LINUX=${2:?--linux needs 6.12 or 7.3}; shift 2
+fi
 VARIANT=${1:-default}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
-SRC=$BUILD/linux
-SERIES_DIR=${SERIES_DIR:-$ROOT/kernel/backport-6.12}
 CONFIG_DIR=$ROOT/kernel/config
-TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 JOBS=${JOBS:-$(nproc)}
+case $LINUX in
+6.12)	SRC=$BUILD/linux; SUFFIX=
+	SERIES_DIR=${SERIES_DIR:-$ROOT/kernel/backport-6.12}
+	TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz} ;;
+7.3)	SRC=$BUILD/linux-7.3; SUFFIX=-7.3
+	SERIES_DIR=${SERIES_DIR:-$ROOT/kernel/mainline-7.3}
+	# Debian trixie-backports, the only suite with 7.3 (7.3.4)
+	DEB_SUITE="http://deb.debian.org/debian trixie-backports main"
+	DEB_PACKAGE=linux-source-7.3
+	TARBALL=$BUILD/debs/linux-source-7.3.tar.xz ;;
+*)	echo "error: --linux 6.12 or 7.3" >&2; exit 2 ;;
+esac
 
-HEADERS=$BUILD/headers
+HEADERS=$BUILD/headers$SUFFIX
 DEVTREE=
 if [ -n "${KSRC:-}" ]; then
 	SRC=$(cd "$KSRC" && pwd); DEVTREE=$(basename "$SRC")
 fi
 
 case $VARIANT in
-default) OBJ=$BUILD/kbuild; IMAGE=$BUILD/bzImage
+default) OBJ=$BUILD/kbuild$SUFFIX; IMAGE=$BUILD/bzImage$SUFFIX
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment") ;;
-debug) OBJ=$BUILD/kbuild-debug; IMAGE=$BUILD/bzImage-debug
+debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/bzImage$SUFFIX-debug
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/debug.fragment") ;;
-bench) OBJ=$BUILD/kbuild-bench; IMAGE=$BUILD/bzImage-bench
+bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/bzImage$SUFFIX-bench
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment") ;;
-*) echo "usage: $0 [default|debug|bench]" >&2; exit 2 ;;
+source) ;;
+*) echo "usage: $0 [--linux 6.12|7.3] [default|debug|bench|source]" >&2; exit 2 ;;
 esac
 if [ -n "$DEVTREE" ]; then
 	OBJ=$OBJ-$DEVTREE; IMAGE=$IMAGE-$DEVTREE; HEADERS=$HEADERS-$DEVTREE
@@ -55,20 +81,58 @@ fi
 log() { echo "  KERNEL  $*"; }
 die() { echo "error: $*" >&2; exit 1; }
 
+# apt-get with a private sources list and state under build/apt: it reads
+# and writes nothing of the host's apt setup.
+private_apt() {
+	local dir=$BUILD/apt
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEB_SUITE" \
+		>"$dir/sources.list"
+	apt-get -q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=/dev/null \
+		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" \
+		-o Dir::State::status=/dev/null -o APT::Architecture=amd64 \
+		-o APT::Sandbox::User=root "$@"
+}
+
+# fetch_source: the tarball of a backports kernel, downloaded once.
+fetch_source() {
+	[ -f "$TARBALL" ] && return 0
+	[ -n "${DEB_PACKAGE:-}" ] || die "$TARBALL missing: run 'make deps'"
+	local debs=$BUILD/debs deb
+	mkdir -p "$debs"
+	deb=$(find "$debs" -maxdepth 1 -name "${DEB_PACKAGE}_*_all.deb" -print -quit)
+	if [ -z "$deb" ]; then
+		log "downloading $DEB_PACKAGE ($DEB_SUITE)"
+		private_apt update >/dev/null || die "apt-get update ($DEB_SUITE) failed"
+		(cd "$debs" && private_apt download "$DEB_PACKAGE" >/dev/null) ||
+			die "apt-get download $DEB_PACKAGE failed"
+		deb=$(find "$debs" -maxdepth 1 -name "${DEB_PACKAGE}_*_all.deb" -print -quit)
+	fi
+	dpkg-deb --fsys-tarfile "$deb" | tar -C "$debs" -x --strip-components=3 \
+		"./usr/src/$(basename "$TARBALL")"
+}
+
 unpack_source() {
 	[ -d "$SRC/.git" ] && return 0
+	fetch_source
 	[ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
+	local top
+	top=$(basename "$TARBALL" .tar.xz)
 	log "unpacking $(basename "$TARBALL")"
-	rm -rf "$SRC" "$BUILD/linux-source-6.12"
+	rm -rf "$SRC" "${BUILD:?}/$top"
 	tar -C "$BUILD" -xf "$TARBALL"
-	mv "$BUILD/linux-source-6.12" "$SRC"
+	mv "$BUILD/$top" "$SRC"
 	# Debian's top-level .gitignore ignores everything: add with -f.
 	git -C "$SRC" init -q
 	git -C "$SRC" config user.name "linux-multicgroup build"
 	git -C "$SRC" config user.email "build@localhost"
+	# no "git gc --auto" in the background, holding the build lock
+	git -C "$SRC" config gc.auto 0
 	git -C "$SRC" add -f -A
-	git -C "$SRC" commit -q -m "Linux 6.12 (Debian linux-source-6.12)"
+	git -C "$SRC" commit -q -m "Linux $LINUX (Debian $(basename "$TARBALL" .tar.xz))"
 	git -C "$SRC" tag base
+	# the .deb in build/debs stays the cache; the tarball is not needed
+	[ -z "${DEB_PACKAGE:-}" ] || rm -f "$TARBALL"
 }
 
 series_patches() {
@@ -88,6 +152,7 @@ apply_series() {
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	log "applying ${SERIES_DIR#"$ROOT"/}/series"
 	git -C "$SRC" am --abort >/dev/null 2>&1 || true
+	remember_series_files
 	git -C "$SRC" reset -q --hard base
 	rm -f "$stamp"
 	local p
@@ -95,11 +160,37 @@ apply_series() {
 		[ -f "$SERIES_DIR/$p" ] || die "series names $p, which does not exist"
 		if ! git -C "$SRC" am -q --no-3way "$SERIES_DIR/$p"; then
 			git -C "$SRC" am --abort >/dev/null 2>&1 || true
-			die "patch $p does not apply cleanly to Linux 6.12 (see above)"
+			die "patch $p does not apply cleanly to Linux $LINUX (see above)"
 		fi
 		log "applied $p"
 	done
+	restore_unchanged_times
 	echo "$want" >"$stamp"
+}
+
+# Re-applying a series rewrites every file it touches; the ones whose
+# content comes out as it was get their old modification time back, so
+# that make rebuilds only what a patch changed (a new commit message, or
+# a change to core.c alone, would otherwise rebuild everything that
+# includes linux/perf_event.h).
+remember_series_files() {
+	local f
+	: >"$SRC/.git/series-files"
+	git -C "$SRC" diff --name-only base | while read -r f; do
+		[ -f "$SRC/$f" ] || continue
+		printf '%s %s %s\n' "$(git -C "$SRC" hash-object "$f")" \
+			"$(stat -c %Y "$SRC/$f")" "$f"
+	done >"$SRC/.git/series-files"
+}
+
+restore_unchanged_times() {
+	local blob mtime f
+	[ -f "$SRC/.git/series-files" ] || return 0
+	while read -r blob mtime f; do
+		[ -f "$SRC/$f" ] && [ "$(git -C "$SRC" hash-object "$f")" = "$blob" ] &&
+			touch -d "@$mtime" "$SRC/$f"
+	done <"$SRC/.git/series-files"
+	rm -f "$SRC/.git/series-files"
 }
 
 configure() {
@@ -116,16 +207,27 @@ configure() {
 	echo "$want" >"$stamp"
 }
 
+# Options the fragments name for one kernel only, because a later kernel
+# renamed or merged them; every other option must exist in both.
+#   PROC_SYSCTL  6.12; 7.x has only SYSCTL (which 6.12's PROC_SYSCTL selects)
+ONE_KERNEL_OPTIONS=" CONFIG_PROC_SYSCTL "
+
 # Every option the fragments ask for (the last assignment of each wins, as
 # in merge_config.sh) must be in the final .config.
 check_config() {
-	local line sym val missing=0
+	local line sym val missing=0 defined
 	declare -A want
 	while IFS= read -r line; do
 		case $line in CONFIG_*=*) want[${line%%=*}]=${line#*=} ;; esac
 	done < <(cat "${FRAGMENTS[@]}")
+	defined=$(find "$SRC" -name 'Kconfig*' -not -path '*/.git/*' -exec \
+		sed -n 's/^[[:space:]]*\(menu\)\{0,1\}config[[:space:]]\{1,\}\([A-Za-z0-9_]*\).*/CONFIG_\2/p' {} + |
+		sort -u)
 	for sym in "${!want[@]}"; do
 		val=${want[$sym]}
+		if [[ $ONE_KERNEL_OPTIONS == *" $sym "* ]] && ! grep -qx "$sym" <<<"$defined"; then
+			continue
+		fi
 		if [ "$val" = n ]; then
 			grep -q "^$sym=" "$OBJ/.config" && { echo "error: $sym is set, fragment wants it off" >&2; missing=1; }
 		elif [ "$sym" != CONFIG_NR_CPUS ]; then
@@ -167,5 +269,6 @@ if [ -z "$DEVTREE" ]; then
 	unpack_source
 	apply_series
 fi
+[ "$VARIANT" != source ] || exit 0
 configure
 build

@@ -1,9 +1,12 @@
 #!/bin/bash
-# Build the kernel at every step of kernel/backport-6.12/series (bisectability),
-# then with the options its code depends on turned off: CONFIG_CGROUP_PERF
-# (at the first patch and at the end) and CONFIG_MEMCG (at the end).
+# Build the kernel at every step of a series (bisectability), then with the
+# options its code depends on turned off: CONFIG_CGROUP_PERF (at the first
+# patch and at the end) and CONFIG_MEMCG (at the end).
 #
-#   scripts/build-series-steps.sh        (after `make kernel`)
+#   scripts/build-series-steps.sh                (kernel/backport-6.12 on build/linux)
+#   scripts/build-series-steps.sh --linux 7.3    (kernel/mainline-7.3 on build/linux-7.3)
+#
+# (after `make kernel`)
 #
 # Uses a detached worktree of build/linux (build/series-steps/linux) and the
 # test kernel's configuration (build/kbuild/.config) so it never touches
@@ -15,15 +18,24 @@
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
-LINUX=$BUILD/linux
-OUT=$BUILD/series-steps
+SUFFIX=
+if [ "${1:-}" = --linux ]; then
+	case ${2:-} in
+	6.12) ;;
+	7.3) SUFFIX=-7.3 ;;
+	*) echo "usage: $0 [--linux 6.12|7.3]" >&2; exit 2 ;;
+	esac
+fi
+LINUX=$BUILD/linux$SUFFIX
+KCONFIG=$BUILD/kbuild$SUFFIX/.config
+OUT=$BUILD/series-steps$SUFFIX
 SRC=$OUT/linux
 LINUX_HEAD=$(git -C "$LINUX" rev-parse HEAD)
 FIRST=$(git -C "$LINUX" rev-list --reverse base..HEAD | head -1)
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=$SRC CCACHE_NOHASHDIR=1
 
-[ -f "$BUILD/kbuild/.config" ] || { echo "error: run 'make kernel' first" >&2; exit 1; }
+[ -f "$KCONFIG" ] || { echo "error: run 'make kernel' first" >&2; exit 1; }
 mkdir -p "$OUT"
 if [ ! -d "$SRC" ]; then
 	git -C "$LINUX" worktree prune
@@ -37,7 +49,7 @@ build_at() {
 	shift 2
 	git -C "$SRC" checkout -q --detach "$commit" || return 1
 	mkdir -p "$obj"
-	cp "$BUILD/kbuild/.config" "$obj/.config"
+	cp "$KCONFIG" "$obj/.config"
 	for opt in "$@"; do "$SRC/scripts/config" --file "$obj/.config" --disable "$opt"; done
 	make -s -C "$SRC" O="$obj" ARCH=x86_64 olddefconfig >/dev/null 2>&1 &&
 		for opt in "$@"; do ! grep -q "^CONFIG_$opt=y" "$obj/.config" || return 1; done &&

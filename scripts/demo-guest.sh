@@ -71,7 +71,7 @@ stop_workloads
 echo
 echo "== every backend counting the same $SECS s at the same time (perf stat -x, per backend)"
 backends=()
-for b in events shared bpf rstat; do
+for b in events shared bperf rstat; do
 	if perf stat -a --cgroup-backend=$b --for-each-cgroup "$TOP/idle" -e cpu-clock true \
 		>"$TMP/probe.$b" 2>&1; then
 		backends+=("$b")
@@ -113,6 +113,6 @@ cat <<'EOF'
 
    events: one perf event per event, cgroup and cpu (perf stat -G)
    shared: one event per event and cpu counting for all cgroups (PERF_EVENT_IOC_ATTACH_CGROUP)
-   bpf:    perf's bperf (--bpf-counters); known to over-count in this guest
+   bperf:  perf's BPF counters (--bpf-counters); known to over-count in this guest
    rstat:  BPF at each cgroup switch, summed up the hierarchy by rstat when read
 EOF

@@ -11,8 +11,10 @@ PACKAGES=(
 	python3-ply python3-git
 	# BPF programs: clang/llvm for -target bpf, libbpf's build deps
 	clang llvm libbpf-dev zlib1g-dev
-	# the test guest
-	qemu-system-x86 busybox-static
+	# the test guest (qemu-system-common, a dependency, has virtiofsd);
+	# Debian's kernels for the matrix (scripts/fetch-kernels.sh): the
+	# archive keys and xz for their modules
+	qemu-system-x86 busybox-static debian-archive-keyring
 	# perf from the 6.12 tree (see platform.md)
 	libdw-dev libunwind-dev liblzma-dev libzstd-dev libcap-dev libnuma-dev
 	libslang2-dev libtraceevent-dev libpfm4-dev
@@ -20,6 +22,9 @@ PACKAGES=(
 	gnuplot-nox
 	# user-space checks
 	valgrind
+	# the tools' tests: a real Prometheus server and promtool (the exporter),
+	# a terminal for cgtop, man pages rendered with man -l
+	prometheus tmux man-db
 )
 
 missing=()

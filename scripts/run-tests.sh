@@ -13,7 +13,12 @@
 # that `make check` runs at the end of each guest when it splits the list
 # over several (scripts/shard-tests.py); "parallel" for a test that judges
 # no times and may share the cpus: consecutive parallel tests run at once,
-# and their results are printed in list order when the last one ends.
+# and their results are printed in list order when the last one ends;
+# "no-patch" for a test that needs no kernel patch of ours: `make check`
+# runs it on every kernel of tests/kernels.list, Debian's own included.
+# TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
+# set (scripts/check.sh sets it), every result line names the kernel:
+# "ok 3 stock-6.1: bpf-rstat-cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
 # name, "every-guest" or "one-guest", and its list line, separated by tabs.
 # Each test runs from /repo with bash; its own KTAP/TAP output is indented
@@ -21,7 +26,7 @@
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 HOST=0
 LIST_ONLY=0
 while [ $# -gt 0 ]; do
@@ -47,17 +52,19 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), name and cmd
+# (0 or 1), nopatch (0 or 1), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
 	scope=one-guest
 	parallel=0
+	nopatch=0
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
+		no-patch[[:space:]]*) nopatch=1 ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -74,6 +81,7 @@ for list in "$LISTDIR"/*.list; do
 	while IFS= read -r line; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
+		[ "${TEST_SET:-all}" = no-patch ] && [ $nopatch = 0 ] && continue
 		selected "$name" && TESTS+=("$line")
 	done <"$list"
 done
@@ -118,8 +126,10 @@ run_test() {
 result() {
 	local n=$1 splat=$4 rc secs
 	parse_line "$2"
+	name=${KERNEL_NAME:+$KERNEL_NAME: }$name
 	read -r rc secs <"$3"
 	if [ -n "$splat" ]; then
+		# shellcheck disable=SC2001 # prefixes every line
 		echo "$splat" | sed 's/^/  # kernel: /'
 		echo "not ok $n $name # kernel log shows a splat while it ran (${secs}s)"
 	elif [ "$rc" = 0 ]; then
@@ -138,7 +148,7 @@ result() {
 # results are printed in order when the last one ends.  A kernel splat
 # while they ran fails all of them.
 run_group() {
-	local first=$1 last=$2 i names= pids=
+	local first=$1 last=$2 i names='' pids=()
 	if [ "$first" = "$last" ]; then
 		parse_line "${TESTS[first - 1]}"
 		echo "# test $first: $name"
@@ -148,10 +158,10 @@ run_group() {
 			parse_line "${TESTS[i - 1]}"
 			names+=" $name"
 			run_test "${TESTS[i - 1]}" "$tmp/$i.rc" >"$tmp/$i.out" &
-			pids+=" $!"
+			pids+=("$!")
 		done
 		echo "# tests $first-$last run at once:$names"
-		wait $pids
+		wait "${pids[@]}"
 	fi
 	read_new_splats
 	for ((i = first; i <= last; i++)); do
@@ -189,6 +199,7 @@ hold_switch_path() {
 
 release_switch_path() {
 	[ $HOST = 1 ] && return 0
+	# shellcheck disable=SC2086 # a list of pids
 	[ -n "${holders:-}" ] && kill $holders 2>/dev/null
 	echo 0 >/sys/kernel/tracing/events/sched/sched_switch/enable 2>/dev/null
 	[ -n "${tracing_was:-}" ] && echo "$tracing_was" >/sys/kernel/tracing/tracing_on 2>/dev/null

@@ -16,7 +16,10 @@ build/test-seconds.txt, which `make check` rewrites after every run. A test
 in neither counts as 10 seconds. Prints the number of guests written.
 
 --remember adds to SECONDS-FILE what each test took in the KTAP outputs of
-scripts/run-tests.sh ("ok 3 name # 21s", "not ok 4 name # exit status 1 (3s)").
+scripts/run-tests.sh ("ok 3 name # 21s", "not ok 4 name # exit status 1 (3s)",
+"ok 5 stock-6.1: name # 9s"). The first kernel's shards (guest<i>.ktap) are
+remembered by the test's name, the other kernels' (guest<name>.ktap) as
+"kernel:name": only the first kernel's tests are split over guests.
 """
 import os
 import re
@@ -52,7 +55,8 @@ def assign(tests, guests, seconds):
     return owner
 
 
-TOP_RESULT = re.compile(r"^(?:not ok|ok) \d+ (\S+) # .*?\(?(\d+)s\)?$")
+TOP_RESULT = re.compile(r"^(?:not ok|ok) \d+ (?:(\S+): )?(\S+) # .*?\(?(\d+)s\)?$")
+SHARD = re.compile(r"guest\d+\.ktap$")
 
 
 def remember(seen_path, ktaps):
@@ -62,8 +66,12 @@ def remember(seen_path, ktaps):
             with open(path, errors="replace") as f:
                 for line in f:
                     m = TOP_RESULT.match(line.rstrip("\n"))
-                    if m:
-                        seconds[m.group(1)] = float(m.group(2))
+                    if not m:
+                        continue
+                    kernel, name, secs = m.groups()
+                    if kernel and not SHARD.search(path):
+                        name = f"{kernel}:{name}"
+                    seconds[name] = float(secs)
         except OSError:
             continue
     with open(seen_path + ".tmp", "w") as f:

@@ -1,45 +1,56 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgroup-exporter: perf event counts per cgroup in the Prometheus text
- * exposition format (version 0.0.4), served over HTTP.
+ * cgroup-exporter: perf event counts per cgroup for Prometheus (text
+ * exposition format 0.0.4), served over HTTP or written once to a file for
+ * node_exporter's textfile collector.  `cgroup-exporter --help` and
+ * cgroup-exporter(1) describe the options and the metrics:
  *
- *   cgroup-exporter [-p PORT] [-a ADDRESS] [-e EVENTS] [-b BACKEND] [-r REGEX]
+ *   perf_cgroup_events_total{cgroup="/a/b",event="context-switches"}
+ *   perf_cgroup_event_seconds_total{cgroup="/a/b",event="cpu-clock"}
+ *   perf_cgroup_events_scaling_ratio{cgroup="/a/b",event="..."}
  *
- * Counts EVENTS (default cpu-clock,context-switches) for every cgroup whose
- * path (relative to the cgroup2 root, e.g. "/a/b") matches REGEX (default:
- * all) and answers GET /metrics on ADDRESS:PORT (default 127.0.0.1:9464)
- * with one counter per event:
- *
- *   # HELP perf_cgroup_cpu_clock_total perf event cpu-clock counted ...
- *   # TYPE perf_cgroup_cpu_clock_total counter
- *   perf_cgroup_cpu_clock_total{cgroup="/a/b"} 123456789
- *
- * Counts are hierarchical (a cgroup includes its descendants) and start
- * when the exporter first sees the cgroup; every scrape picks up new
- * cgroups and drops removed ones.  One request at a time; SIGTERM or
- * SIGINT stop it cleanly.  Uses libcgcount (lib/cgcount/cgcount.h).
+ * Counts are raw (not scaled for multiplexing: a scaled estimate can fall
+ * between two scrapes, which rate() would take for a counter reset); the
+ * ratio gauge (running / enabled time) lets a query scale them.  Each
+ * connection has its own thread with a read and write time-out, so an idle
+ * client delays no scrape.  Uses libcgcount (lib/cgcount/cgcount.h).
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
 #include <netinet/in.h>
-#include <signal.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "cgcount.h"
+#include "cgtool.h"
+
+#define PROG "cgroup-exporter"
+#define DEFAULT_EVENTS "cpu-clock,context-switches"
+#define MAX_CONNECTIONS 64
+#define IO_TIMEOUT_SECONDS 10
+#define MAX_LISTENERS 8
+
+enum {
+	OPT_LISTEN = CGTOOL_OPT_FIRST_PRIVATE,
+	OPT_PATH,
+	OPT_TEXTFILE,
+	OPT_TEXTFILE_INTERVAL,
+};
 
 struct options {
-	const char *events;
-	const char *regex;
-	const char *address;
-	int port;
-	struct cgcount_opts lib;
+	struct cgtool tool;
+	const char *listen;		/* [host]:port */
+	const char *path;		/* the metrics path */
+	const char *textfile;		/* one-shot mode: write here and exit */
+	double textfile_interval;
 };
 
 /* A growing text buffer for one response body. */
@@ -49,54 +60,127 @@ struct text {
 	int failed;
 };
 
-static volatile sig_atomic_t stop;
+/* What every connection thread needs. */
+struct server {
+	struct cgcount *s;
+	const struct options *o;
+	pthread_mutex_t lock;		/* the fields below, and one scrape at a time */
+	pthread_mutex_t scrape_lock;
+	pthread_cond_t idle;		/* nr_conns fell to 0 */
+	int nr_conns;
+	int conns[MAX_CONNECTIONS];	/* open connection fds, -1 when free */
+};
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
+struct conn_arg {
+	struct server *srv;
+	int slot;
+};
 
-static void usage(const char *prog)
+static const char *usage_text =
+	"usage: " PROG " [OPTION]...\n"
+	"Count perf events per cgroup and serve them to Prometheus.\n"
+	"\n"
+	"      --web.listen-address=[HOST]:PORT\n"
+	"                       where to listen (default :9464: every address,\n"
+	"                       IPv6 and IPv4; [::1]:9464 or 127.0.0.1:9464: loopback)\n"
+	"      --web.telemetry-path=PATH\n"
+	"                       the path of the metrics (default /metrics)\n"
+	"      --textfile=FILE  count for --textfile.interval seconds, write the\n"
+	"                       metrics to FILE (atomically; - for stdout) and exit:\n"
+	"                       for node_exporter's textfile collector\n"
+	"      --textfile.interval=SECONDS\n"
+	"                       how long --textfile counts (default 1)\n"
+	CGTOOL_USAGE_OPTIONS
+	"\n"
+	"Metrics: perf_cgroup_events_total{cgroup,event} (raw counts),\n"
+	"perf_cgroup_event_seconds_total{cgroup,event} (cpu-clock, task-clock),\n"
+	"perf_cgroup_events_scaling_ratio{cgroup,event} (running / enabled time),\n"
+	"perf_cgroup_exporter_build_info{version,backend}, perf_cgroup_exporter_cgroups,\n"
+	"perf_cgroup_exporter_scrape_duration_seconds.  See cgroup-exporter(1).\n";
+
+/* "[::1]:9464", "127.0.0.1:9464", ":9464", "localhost:9464" -> host, port */
+static int split_address(const char *address, char *host, size_t host_len,
+			 const char **port)
 {
-	fprintf(stderr, "usage: %s [-p PORT] [-a ADDRESS] [-e EVENTS] "
-		"[-b auto|classic|shared|rstat] [-r REGEX]\n", prog);
+	const char *colon;
+	size_t len;
+
+	if (address[0] == '[') {
+		colon = strstr(address, "]:");
+		if (!colon)
+			return -1;
+		len = colon - address - 1;
+		address++;
+		*port = colon + 2;
+	} else {
+		colon = strrchr(address, ':');
+		if (!colon || memchr(address, ':', colon - address))
+			return -1;	/* an IPv6 address needs brackets */
+		len = colon - address;
+		*port = colon + 1;
+	}
+	if (len >= host_len || !**port)
+		return -1;
+	memcpy(host, address, len);
+	host[len] = '\0';
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int c;
+	static const struct option longopts[] = {
+		CGTOOL_LONG_OPTIONS,
+		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
+		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
+		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+		{ "textfile.interval", required_argument, NULL, OPT_TEXTFILE_INTERVAL },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *port;
+	char host[256];
+	int c, r;
 
-	*o = (struct options){ .events = "cpu-clock,context-switches", .regex = ".*",
-			       .address = "127.0.0.1", .port = 9464,
-			       .lib.sz = sizeof(o->lib) };
-	while ((c = getopt(argc, argv, "p:a:e:b:r:h")) != -1) {
+	*o = (struct options){ .listen = ":9464", .path = "/metrics", .textfile_interval = 1 };
+	cgtool_init(&o->tool, PROG, DEFAULT_EVENTS);
+	while ((c = getopt_long(argc, argv, "e:r:h", longopts, NULL)) != -1) {
+		r = cgtool_parse_option(&o->tool, c, optarg);
+		if (r < 0)
+			return CLI_EXIT_USAGE;
+		if (r)
+			continue;
 		switch (c) {
-		case 'p':
-			o->port = atoi(optarg);
-			if (o->port <= 0 || o->port > 65535)
-				return -1;
+		case 'h':
+			fputs(usage_text, stdout);
+			printf("\n(default events: %s)\n", DEFAULT_EVENTS);
+			exit(0);
+		case CGTOOL_OPT_VERSION:
+			exit(cli_version(PROG));
+		case OPT_LISTEN:
+			if (split_address(optarg, host, sizeof(host), &port))
+				return cli_usage_error(PROG, "--web.listen-address: expected [HOST]:PORT, [IPV6]:PORT or :PORT, not '%s'",
+						       optarg);
+			o->listen = optarg;
 			break;
-		case 'a':
-			o->address = optarg;
+		case OPT_PATH:
+			if (optarg[0] != '/')
+				return cli_usage_error(PROG, "--web.telemetry-path must start with /");
+			o->path = optarg;
 			break;
-		case 'e':
-			o->events = optarg;
+		case OPT_TEXTFILE:
+			o->textfile = optarg;
 			break;
-		case 'r':
-			o->regex = optarg;
-			break;
-		case 'b':
-			if (cgcount_parse_backend(optarg, &o->lib.backend)) {
-				fprintf(stderr, "%s\n", cgcount_errmsg(NULL));
-				return -1;
-			}
+		case OPT_TEXTFILE_INTERVAL:
+			if (cgtool_parse_seconds(optarg, 0, &o->textfile_interval))
+				return cli_usage_error(PROG, "--textfile.interval: not a number of seconds: '%s'",
+						       optarg);
 			break;
 		default:
-			return -1;
+			return cli_usage_hint(PROG);
 		}
 	}
-	return optind == argc ? 0 : -1;
+	if (optind < argc)
+		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	return 0;
 }
 
 static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -104,39 +188,30 @@ static void text_add(struct text *t, const char *fmt, ...) __attribute__((format
 static void text_add(struct text *t, const char *fmt, ...)
 {
 	va_list ap;
+	char *grown;
 	int n;
 
 	for (;;) {
 		va_start(ap, fmt);
-		n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->cap - t->len, fmt, ap);
+		n = vsnprintf(t->buf ? t->buf + t->len : NULL, t->buf ? t->cap - t->len : 0,
+			      fmt, ap);
 		va_end(ap);
-		if (n < 0) {
+		if (n < 0 || t->failed) {
 			t->failed = 1;
 			return;
 		}
-		if (t->len + n < t->cap) {
+		if (t->buf && t->len + n < t->cap) {
 			t->len += n;
 			return;
 		}
-		t->cap = 2 * (t->len + n + 1024);
-		t->buf = realloc(t->buf, t->cap);
-		if (!t->buf) {
+		grown = realloc(t->buf, 2 * (t->len + n + 1024));
+		if (!grown) {
 			t->failed = 1;
-			t->cap = t->len = 0;
 			return;
 		}
+		t->buf = grown;
+		t->cap = 2 * (t->len + n + 1024);
 	}
-}
-
-/* perf event name -> metric name part: cpu-clock -> cpu_clock */
-static void metric_name(const char *event, char *out, size_t len)
-{
-	size_t i;
-
-	for (i = 0; event[i] && i + 1 < len; i++)
-		out[i] = (event[i] >= 'a' && event[i] <= 'z') ||
-			 (event[i] >= '0' && event[i] <= '9') ? event[i] : '_';
-	out[i] = '\0';
 }
 
 /* A label value with \\, \" and \n escaped. */
@@ -152,56 +227,113 @@ static void add_label_value(struct text *t, const char *s)
 	}
 }
 
-static void add_event(struct text *t, struct cgcount *s, int e,
-		      const struct cgcount_reading *r, size_t nr)
+static void add_labels(struct text *t, const char *cgroup, const char *event)
 {
-	const char *event = cgcount_event_name(s, e);
-	char name[64];
+	text_add(t, "{cgroup=\"");
+	add_label_value(t, cgroup);
+	text_add(t, "\",event=\"");
+	add_label_value(t, event);
+	text_add(t, "\"}");
+}
+
+static double scaling_ratio(const struct cgcount_value *v)
+{
+	return v->enabled ? (double)v->running / v->enabled : 1;
+}
+
+enum family { EVENTS_TOTAL, EVENT_SECONDS_TOTAL, SCALING_RATIO };
+
+static const struct {
+	const char *name, *type, *help;
+} families[] = {
+	[EVENTS_TOTAL] = { "perf_cgroup_events_total", "counter",
+		"Perf events counted while tasks of the cgroup or its descendants ran "
+		"(raw count, not scaled for multiplexing)." },
+	[EVENT_SECONDS_TOTAL] = { "perf_cgroup_event_seconds_total", "counter",
+		"Time events (cpu-clock, task-clock) counted while tasks of the cgroup "
+		"or its descendants ran, in seconds (not scaled for multiplexing)." },
+	[SCALING_RATIO] = { "perf_cgroup_events_scaling_ratio", "gauge",
+		"Time the event was counting over the time it was enabled: 1 unless the "
+		"PMU multiplexed it; divide a count's rate by it to estimate the full count." },
+};
+
+/* Is event @e part of family @f? */
+static int in_family(struct cgcount *s, enum family f, int e)
+{
+	int is_time = cgtool_is_time_event(cgcount_event_name(s, e));
+
+	return f == SCALING_RATIO || (f == EVENT_SECONDS_TOTAL) == is_time;
+}
+
+static void add_family(struct text *t, struct cgcount *s, enum family f,
+		       const struct cgcount_reading *r, size_t nr)
+{
+	int e, any = 0;
 	size_t i;
 
-	metric_name(event, name, sizeof(name));
-	text_add(t, "# HELP perf_cgroup_%s_total perf event %s counted while tasks of the "
-		 "cgroup or its descendants ran (scaled for multiplexing)\n", name, event);
-	text_add(t, "# TYPE perf_cgroup_%s_total counter\n", name);
+	for (e = 0; e < cgcount_nr_events(s); e++)
+		any |= in_family(s, f, e);
+	if (!any)
+		return;
+	text_add(t, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
+		 families[f].name, families[f].type);
 	for (i = 0; i < nr; i++) {
-		text_add(t, "perf_cgroup_%s_total{cgroup=\"", name);
-		add_label_value(t, r[i].path);
-		text_add(t, "\"} %.0f\n", cgcount_scaled(&r[i].values[e]));
+		for (e = 0; e < cgcount_nr_events(s); e++) {
+			const struct cgcount_value *v = &r[i].values[e];
+
+			if (!in_family(s, f, e))
+				continue;
+			text_add(t, "%s", families[f].name);
+			add_labels(t, r[i].path, cgcount_event_name(s, e));
+			if (f == EVENTS_TOTAL)
+				text_add(t, " %llu\n", (unsigned long long)v->value);
+			else if (f == EVENT_SECONDS_TOTAL)
+				text_add(t, " %.9f\n", v->value / 1e9);
+			else
+				text_add(t, " %.6f\n", scaling_ratio(v));
+		}
 	}
 }
 
-static void drop_removed(struct cgcount *s, const struct cgcount_reading *r, size_t nr)
+static double now_seconds(void)
 {
-	char full[8192];
-	struct stat st;
-	size_t i;
+	struct timespec ts;
 
-	for (i = 0; i < nr; i++) {
-		snprintf(full, sizeof(full), "%s%s", cgcount_cgroup_root(s), r[i].path);
-		if (stat(full, &st))
-			cgcount_remove_id(s, r[i].cgroup_id);
-	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The /metrics body; NULL (and a message) on failure. */
-static char *render_metrics(struct cgcount *s, const struct options *o, size_t *len)
+static void add_exporter_metrics(struct text *t, struct cgcount *s, size_t nr, double secs)
 {
+	text_add(t, "# HELP perf_cgroup_exporter_build_info The exporter's version and "
+		 "counting backend.\n# TYPE perf_cgroup_exporter_build_info gauge\n"
+		 "perf_cgroup_exporter_build_info{backend=\"%s\",version=\"%s\"} 1\n",
+		 cgcount_backend_name(cgcount_backend(s)), CLI_VERSION);
+	text_add(t, "# HELP perf_cgroup_exporter_cgroups Cgroups counted.\n"
+		 "# TYPE perf_cgroup_exporter_cgroups gauge\n"
+		 "perf_cgroup_exporter_cgroups %zu\n", nr);
+	text_add(t, "# HELP perf_cgroup_exporter_scrape_duration_seconds Time this scrape "
+		 "took to read and format the counts.\n"
+		 "# TYPE perf_cgroup_exporter_scrape_duration_seconds gauge\n"
+		 "perf_cgroup_exporter_scrape_duration_seconds %.6f\n", now_seconds() - secs);
+}
+
+/* The metrics text; NULL (and a message) on failure. */
+static char *render_metrics(struct cgcount *s, const struct cgtool *tool, size_t *len)
+{
+	double start = now_seconds();
 	struct text t = { 0 };
 	struct cgcount_reading *r;
 	size_t nr;
-	int e;
 
-	if (cgcount_add_regex(s, o->regex) < 0 || cgcount_read_all(s, &r, &nr)) {
-		fprintf(stderr, "cgroup-exporter: %s\n", cgcount_errmsg(s));
-		return NULL;
-	}
-	text_add(&t, "# HELP perf_cgroup_exporter_info the counting backend in use\n"
-		 "# TYPE perf_cgroup_exporter_info gauge\n"
-		 "perf_cgroup_exporter_info{backend=\"%s\"} 1\n",
-		 cgcount_backend_name(cgcount_backend(s)));
-	for (e = 0; e < cgcount_nr_events(s); e++)
-		add_event(&t, s, e, r, nr);
-	drop_removed(s, r, nr);
+	if (cgcount_read_all(s, &r, &nr))
+		return NULL;	/* libcgcount said why */
+	add_family(&t, s, EVENTS_TOTAL, r, nr);
+	add_family(&t, s, EVENT_SECONDS_TOTAL, r, nr);
+	add_family(&t, s, SCALING_RATIO, r, nr);
+	add_exporter_metrics(&t, s, nr, start);
+	/* the next scrape sees the cgroups created since, not the removed ones */
+	cgtool_sync_cgroups(s, tool, r, nr);
 	cgcount_readings_free(r, nr);
 	if (t.failed) {
 		free(t.buf);
@@ -238,130 +370,334 @@ static void respond(int fd, const char *status, const char *type, const char *bo
 		write_all(fd, body, len);
 }
 
-/* Read the request head (up to the blank line); 0 if it is GET /metrics. */
+static void respond_text(int fd, const char *status, const char *body)
+{
+	respond(fd, status, "text/plain; charset=utf-8", body, strlen(body));
+}
+
+/* Read the request head (up to the blank line): its method and path. */
 static int read_request(int fd, char *method, char *path)
 {
-	char buf[4096];
+	char buf[8192];
 	size_t used = 0;
 	ssize_t n;
 
 	while (used + 1 < sizeof(buf)) {
 		n = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (n <= 0)
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)	/* closed, or idle past the time-out */
 			return -1;
 		used += n;
 		buf[used] = '\0';
 		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
 			break;
 	}
-	if (sscanf(buf, "%15s %255s", method, path) != 2)
-		return -1;
-	return 0;
+	return sscanf(buf, "%15s %1023s", method, path) == 2 ? 0 : -1;
 }
 
-static void serve_one(int fd, struct cgcount *s, const struct options *o)
+static int is_path(const char *request, const char *path)
 {
-	char method[16], path[256], *body;
+	size_t len = strlen(path);
+
+	return !strncmp(request, path, len) && (request[len] == '\0' || request[len] == '?');
+}
+
+static void serve_metrics(int fd, struct server *srv)
+{
+	char *body;
 	size_t len;
 
-	if (read_request(fd, method, path)) {
-		respond(fd, "400 Bad Request", "text/plain", "bad request\n", 12);
-		return;
-	}
-	if (strcmp(path, "/metrics") && strncmp(path, "/metrics?", 9)) {
-		respond(fd, "404 Not Found", "text/plain", "try /metrics\n", 13);
-		return;
-	}
-	if (strcmp(method, "GET")) {
-		respond(fd, "405 Method Not Allowed", "text/plain", "GET only\n", 9);
-		return;
-	}
-	body = render_metrics(s, o, &len);
+	pthread_mutex_lock(&srv->scrape_lock);
+	body = render_metrics(srv->s, &srv->o->tool, &len);
+	pthread_mutex_unlock(&srv->scrape_lock);
 	if (!body) {
-		respond(fd, "500 Internal Server Error", "text/plain", "read failed\n", 12);
+		respond_text(fd, "500 Internal Server Error", "reading the counts failed\n");
 		return;
 	}
 	respond(fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, len);
 	free(body);
 }
 
-static int listen_on(const struct options *o)
+static void serve_one(int fd, struct server *srv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(o->port) };
-	int one = 1, fd;
+	char method[16], path[1024], page[1400];
 
-	if (inet_pton(AF_INET, o->address, &sa.sin_addr) != 1) {
-		fprintf(stderr, "cgroup-exporter: bad IPv4 address '%s'\n", o->address);
+	if (read_request(fd, method, path)) {
+		respond_text(fd, "400 Bad Request", "bad request\n");
+		return;
+	}
+	if (strcmp(method, "GET")) {
+		respond_text(fd, "405 Method Not Allowed", "GET only\n");
+		return;
+	}
+	if (is_path(path, srv->o->path)) {
+		serve_metrics(fd, srv);
+	} else if (is_path(path, "/")) {
+		snprintf(page, sizeof(page), "<html><head><title>cgroup-exporter</title></head>"
+			 "<body><h1>cgroup-exporter</h1><p><a href=\"%s\">Metrics</a></p>"
+			 "</body></html>\n", srv->o->path);
+		respond(fd, "200 OK", "text/html; charset=utf-8", page, strlen(page));
+	} else {
+		respond_text(fd, "404 Not Found", "not found: the metrics are at the telemetry path\n");
+	}
+}
+
+static void *connection_thread(void *p)
+{
+	struct conn_arg *arg = p;
+	struct server *srv = arg->srv;
+	int slot = arg->slot, fd;
+
+	free(arg);
+	pthread_mutex_lock(&srv->lock);
+	fd = srv->conns[slot];
+	pthread_mutex_unlock(&srv->lock);
+	serve_one(fd, srv);
+
+	/* the last thing this thread touches: drain_connections() then returns */
+	pthread_mutex_lock(&srv->lock);
+	close(fd);
+	srv->conns[slot] = -1;
+	if (--srv->nr_conns == 0)
+		pthread_cond_signal(&srv->idle);
+	pthread_mutex_unlock(&srv->lock);
+	return NULL;
+}
+
+static void set_timeouts(int fd)
+{
+	struct timeval tv = { .tv_sec = IO_TIMEOUT_SECONDS };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* Hand @fd to a thread of its own; 503 when too many are open. */
+static void start_connection(struct server *srv, int fd)
+{
+	struct conn_arg *arg = malloc(sizeof(*arg));
+	pthread_attr_t attr;
+	pthread_t thread;
+	int slot;
+
+	set_timeouts(fd);
+	pthread_mutex_lock(&srv->lock);
+	for (slot = 0; slot < MAX_CONNECTIONS && srv->conns[slot] >= 0; slot++)
+		;
+	if (!arg || slot == MAX_CONNECTIONS) {
+		pthread_mutex_unlock(&srv->lock);
+		respond_text(fd, "503 Service Unavailable", "too many connections\n");
+		close(fd);
+		free(arg);
+		return;
+	}
+	srv->conns[slot] = fd;
+	srv->nr_conns++;
+	pthread_mutex_unlock(&srv->lock);
+
+	*arg = (struct conn_arg){ .srv = srv, .slot = slot };
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&thread, &attr, connection_thread, arg)) {
+		pthread_mutex_lock(&srv->lock);
+		srv->conns[slot] = -1;
+		srv->nr_conns--;
+		pthread_mutex_unlock(&srv->lock);
+		respond_text(fd, "503 Service Unavailable", "cannot start a thread\n");
+		close(fd);
+		free(arg);
+	}
+	pthread_attr_destroy(&attr);
+}
+
+/* Stop the connections still open (idle clients) and wait for their threads. */
+static void drain_connections(struct server *srv)
+{
+	int i;
+
+	pthread_mutex_lock(&srv->lock);
+	for (i = 0; i < MAX_CONNECTIONS; i++)
+		if (srv->conns[i] >= 0)
+			shutdown(srv->conns[i], SHUT_RDWR);
+	while (srv->nr_conns)
+		pthread_cond_wait(&srv->idle, &srv->lock);
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static int bind_listener(const struct addrinfo *ai)
+{
+	int one = 1, zero = 0, fd;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* "[::]:port" takes IPv4 clients too */
+	if (ai->ai_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Listen on --web.listen-address.  An empty host means every address: one
+ * IPv6 socket that takes IPv4 too, or IPv4 alone on a kernel without IPv6.
+ */
+static int listen_on(const char *address)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE },
+			*res, *ai;
+	char host[256];
+	const char *port;
+	int fd = -EADDRNOTAVAIL, err;
+
+	if (split_address(address, host, sizeof(host), &port)) {
+		fprintf(stderr, PROG ": --web.listen-address: expected [HOST]:PORT, "
+			"[IPV6]:PORT or :PORT, not '%s'\n", address);
 		return -1;
 	}
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	hints.ai_family = host[0] ? AF_UNSPEC : AF_INET6;
+	err = getaddrinfo(host[0] ? host : NULL, port, &hints, &res);
+	if (err == EAI_ADDRFAMILY || err == EAI_FAMILY || (!err && !host[0] &&
+	    (fd = bind_listener(res)) == -EAFNOSUPPORT)) {
+		if (!err)
+			freeaddrinfo(res);
+		hints.ai_family = AF_INET;
+		err = getaddrinfo(NULL, port, &hints, &res);
+		fd = -EADDRNOTAVAIL;
+	}
+	if (err) {
+		fprintf(stderr, PROG ": %s: %s\n", address, gai_strerror(err));
 		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16)) {
-		fprintf(stderr, "cgroup-exporter: %s:%d: %s\n", o->address, o->port,
-			strerror(errno));
-		close(fd);
+	}
+	for (ai = res; fd < 0 && ai; ai = ai->ai_next)
+		fd = bind_listener(ai);
+	freeaddrinfo(res);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": cannot listen on %s: %s\n", address, strerror(-fd));
 		return -1;
 	}
 	return fd;
 }
 
-static int serve(struct cgcount *s, const struct options *o)
+/* Accept until SIGINT/SIGTERM: they are blocked except inside ppoll(). */
+static int accept_loop(struct server *srv, int lfd, const sigset_t *unblocked)
 {
-	int lfd = listen_on(o), fd;
+	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+	int fd;
 
-	if (lfd < 0)
-		return 1;
-	fprintf(stderr, "cgroup-exporter: %s backend, http://%s:%d/metrics\n",
-		cgcount_backend_name(cgcount_backend(s)), o->address, o->port);
-	while (!stop) {
+	while (!cgtool_stop) {
+		if (ppoll(&pfd, 1, NULL, unblocked) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror(PROG ": poll");
+			return 1;
+		}
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE || errno == EAGAIN)
 				continue;
-			perror("cgroup-exporter: accept");
-			break;
+			perror(PROG ": accept");
+			return 1;
 		}
-		serve_one(fd, s, o);
-		close(fd);
+		start_connection(srv, fd);
 	}
-	close(lfd);
-	return stop ? 0 : 1;
+	return 0;
 }
 
-static void handle_signals(void)
+static int serve(struct cgcount *s, const struct options *o)
 {
-	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	struct server srv = { .s = s, .o = o };
+	sigset_t stop_signals, unblocked;
+	int lfd, ret, i;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	lfd = listen_on(o->listen);
+	if (lfd < 0)
+		return 1;
+	for (i = 0; i < MAX_CONNECTIONS; i++)
+		srv.conns[i] = -1;
+	pthread_mutex_init(&srv.lock, NULL);
+	pthread_mutex_init(&srv.scrape_lock, NULL);
+	pthread_cond_init(&srv.idle, NULL);
+	/* the connection threads inherit the mask: the signals reach ppoll() */
+	sigemptyset(&stop_signals);
+	sigaddset(&stop_signals, SIGINT);
+	sigaddset(&stop_signals, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop_signals, &unblocked);
+	sigdelset(&unblocked, SIGINT);
+	sigdelset(&unblocked, SIGTERM);
+
+	fprintf(stderr, PROG ": %s backend, listening on %s, metrics at %s\n",
+		cgcount_backend_name(cgcount_backend(s)), o->listen, o->path);
+	ret = accept_loop(&srv, lfd, &unblocked);
+	close(lfd);
+	drain_connections(&srv);
+	pthread_cond_destroy(&srv.idle);
+	pthread_mutex_destroy(&srv.scrape_lock);
+	pthread_mutex_destroy(&srv.lock);
+	return ret;
+}
+
+static void sleep_seconds(double secs)
+{
+	struct timespec ts = { .tv_sec = (time_t)secs,
+			       .tv_nsec = (long)((secs - (time_t)secs) * 1e9) };
+
+	while (!cgtool_stop && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* node_exporter reads *.prom files: write a temporary file, then rename it. */
+static int write_textfile(struct cgcount *s, const struct options *o)
+{
+	char tmp[4096], *body;
+	size_t len;
+	FILE *f;
+	int err;
+
+	sleep_seconds(o->textfile_interval);
+	body = render_metrics(s, &o->tool, &len);
+	if (!body)
+		return 1;
+	if (!strcmp(o->textfile, "-")) {
+		err = fwrite(body, 1, len, stdout) != len || fflush(stdout);
+		free(body);
+		return err ? 1 : 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", o->textfile, (int)getpid());
+	f = fopen(tmp, "w");
+	err = !f || fwrite(body, 1, len, f) != len;
+	err |= f && fclose(f);
+	err = err || rename(tmp, o->textfile);
+	if (err) {
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o->textfile, strerror(errno));
+		unlink(tmp);
+	}
+	free(body);
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	char err[CGCOUNT_ERR_LEN];
 	struct options o;
 	struct cgcount *s;
 	int ret;
 
-	if (parse_options(argc, argv, &o)) {
-		usage(argv[0]);
-		return 2;
-	}
-	s = cgcount_open(o.events, &o.lib, err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "cgroup-exporter: %s\n", err);
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret;
+	s = cgtool_open(&o.tool);
+	if (!s)
 		return 1;
-	}
-	if (cgcount_add_regex(s, o.regex) < 0) {
-		fprintf(stderr, "cgroup-exporter: %s\n", cgcount_errmsg(s));
-		cgcount_close(s);
-		return 1;
-	}
-	handle_signals();
-	ret = serve(s, &o);
+	cgtool_handle_signals();
+	ret = o.textfile ? write_textfile(s, &o) : serve(s, &o);
 	cgcount_close(s);
 	return ret;
 }

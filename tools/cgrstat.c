@@ -22,13 +22,15 @@
 #include <sys/wait.h>
 
 #include "cgrstat.h"
+#include "cli.h"
 
 static const char *usage_text =
 	"usage: cgrstat -e EVENTS [-r SUBTREE] [-p PIN_DIR] [-d SECONDS | -- COMMAND...]\n"
 	"  -e EVENTS   comma-separated events (cpu-clock,context-switches,...)\n"
 	"  -r SUBTREE  cgroup to report with its descendants (default: all)\n"
 	"  -p PIN_DIR  pin a text iterator per cgroup in bpffs, count until a signal\n"
-	"  -d SECONDS  count for SECONDS when no command is given (default: until SIGINT)\n";
+	"  -d SECONDS  count for SECONDS when no command is given (default: until SIGINT)\n"
+	"  -h, --help  this text;  --version  the version\n";
 
 static volatile sig_atomic_t stop;
 
@@ -143,15 +145,22 @@ int main(int argc, char **argv)
 	struct cgrstat *s;
 	size_t nr;
 
-	while ((opt = getopt(argc, argv, "+e:r:p:d:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "+e:r:p:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'e': events = optarg; break;
 		case 'r': subtree = optarg; break;
 		case 'p': pin_dir = optarg; break;
 		case 'd': seconds = atoi(optarg); break;
+		case 'V': return cli_version("cgrstat");
 		default:
 			fputs(usage_text, opt == 'h' ? stdout : stderr);
-			return opt == 'h' ? 0 : 2;
+			return opt == 'h' ? 0 : CLI_EXIT_USAGE;
 		}
 	}
 	s = cgrstat_open(events, NULL, err, sizeof(err));
@@ -159,6 +168,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cgrstat: %s\n", err);
 		return 1;
 	}
+	if (cgrstat_warning(s))
+		fprintf(stderr, "cgrstat: warning: %s\n", cgrstat_warning(s));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "cgrstat: counting\n");
@@ -192,6 +203,10 @@ int main(int argc, char **argv)
 	if (nftw(top, add_name, 64, FTW_PHYS))
 		fprintf(stderr, "cgrstat: cannot walk %s: %s\n", top, strerror(errno));
 	report(s, recs, nr);
+	if (cgrstat_check_overflow(s)) {
+		fprintf(stderr, "cgrstat: error: %s\n", cgrstat_errmsg(s));
+		ret = ret ? ret : 1;
+	}
 	if (getenv("CGRSTAT_DEBUG")) {
 		struct cgrstat_stats st;
 

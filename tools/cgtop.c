@@ -1,47 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgtop: the busiest cgroups by a perf event, refreshed every interval.
+ * cgtop: the busiest cgroups by perf events, refreshed every interval, with
+ * top's and systemd-cgtop's conventions:
  *
- *   cgtop [-e EVENT] [-n ROWS] [-b BACKEND] [-d SECONDS] [-r REGEX]
- *         [--iterations N] [--batch]
+ *   cgtop [-b] [-n ITERATIONS] [-d SECONDS] [-e EVENTS] [-s KEY] [-r REGEX]
+ *         [--backend NAME] [--rows N]
  *
- * Counts EVENT (default cpu-clock) for every cgroup whose path (relative to
- * the cgroup2 root, e.g. "/a/b") matches REGEX (default: all), and every
- * SECONDS (default 1) prints the ROWS (default 20) cgroups that counted the
- * most in the interval.  Counts are hierarchical: a parent includes its
- * children (-r '/.+/' style regexes pick leaves).  New cgroups are picked
- * up at each refresh, removed ones dropped.  --batch prints plain tables
- * one after the other (no screen clearing); --iterations stops after N.
- * Uses libcgcount (lib/cgcount/cgcount.h).
+ * Each event is a column: time events (cpu-clock, task-clock) as the share
+ * of one cpu, the others per second; with cycles and instructions an IPC
+ * column.  Interactive (a terminal, no -b): the table fits the terminal;
+ * q quits, < and > move the sort column, p sorts by path, r reverses, space
+ * refreshes.  `cgtop --help` and cgtop(1) say more.  Uses libcgcount
+ * (lib/cgcount/cgcount.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
+#include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/ioctl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "cgcount.h"
+#include "cgtool.h"
+
+#define PROG "cgtop"
+#define DEFAULT_EVENTS "cpu-clock"
+#define VALUE_WIDTH 11	/* at least; a column is as wide as its name */
+#define PATH_MIN_WIDTH 12
+
+enum { OPT_ROWS = CGTOOL_OPT_FIRST_PRIVATE };
+
+/* A column: an event, or IPC derived from two of them. */
+struct column {
+	const char *name;	/* the event's, or "ipc" */
+	int width;
+	int event;		/* index, or -1 for IPC */
+	int is_time;
+};
 
 struct options {
-	const char *event;
-	const char *regex;
-	struct cgcount_opts lib;
-	int rows;
-	double interval;
-	long iterations;	/* 0: forever */
+	struct cgtool tool;
+	const char *sort;	/* column name or "path" */
+	long rows;		/* 0: fit the terminal (interactive), all (batch) */
+	double delay;
+	long iterations;	/* 0: until q or a signal */
 	int batch;
 };
 
-/* One cgroup's count in the interval. */
+/* One cgroup's counts over the interval, per column. */
 struct row {
-	uint64_t id;
 	const char *path;
-	double delta;
+	double *values;
 };
 
 struct snapshot {
@@ -50,109 +64,170 @@ struct snapshot {
 	double when;		/* CLOCK_MONOTONIC seconds */
 };
 
-static volatile sig_atomic_t stop;
+/* Everything one screen shows; kept to redraw after a key. */
+struct screen {
+	const struct options *o;
+	struct cgcount *s;
+	struct column *cols;
+	int nr_cols;
+	int values_width;	/* the columns before the path, with their spaces */
+	int sort_col;		/* -1: by path */
+	int reverse;
+	struct row *rows;
+	double *values;		/* nr_rows x nr_cols */
+	size_t nr_rows;
+	double secs;
+	long iteration;
+	int keys;		/* read keys from stdin (a terminal) */
+};
 
-static void on_signal(int sig)
+static const char *usage_text =
+	"usage: " PROG " [OPTION]...\n"
+	"Show the cgroups that counted the most perf events, every interval.\n"
+	"\n"
+	"  -b, --batch          plain tables one after the other (no terminal control,\n"
+	"                       no keys), for scripts and logs; also when stdout is\n"
+	"                       not a terminal\n"
+	"  -n, --iterations=N   stop after N refreshes (default: until q or SIGINT)\n"
+	"  -d, --delay=SECONDS  the refresh interval (default 1)\n"
+	"  -s, --sort=KEY       sort by the column KEY: an event name, ipc, or path\n"
+	"                       (default: the first event)\n"
+	"      --rows=N         show at most N cgroups (default: what fits the\n"
+	"                       terminal; every cgroup in batch mode)\n"
+	CGTOOL_USAGE_OPTIONS
+	"\n"
+	"Columns: time events (cpu-clock, task-clock) in % of one cpu, other events\n"
+	"per second, IPC when cycles and instructions are both counted.  Counts are\n"
+	"hierarchical: a cgroup includes its descendants (-r '^/a/.+' for the ones\n"
+	"below /a).  Keys: q quit, < > move the sort column, p sort by path,\n"
+	"r reverse the order, space refresh now.\n";
+
+static volatile sig_atomic_t resized;
+
+static void on_winch(int sig)
 {
 	(void)sig;
-	stop = 1;
+	resized = 1;
 }
 
-static void usage(const char *prog)
+static int parse_private(struct options *o, int c, const char *arg)
 {
-	fprintf(stderr, "usage: %s [-e EVENT] [-n ROWS] [-b auto|classic|shared|rstat] "
-		"[-d SECONDS] [-r REGEX] [--iterations N] [--batch]\n", prog);
-}
-
-static int parse_number(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || end == s || *end || *out < 0 ? -1 : 0;
-}
-
-static int parse_one(struct options *o, int c, const char *arg)
-{
-	double v;
-
 	switch (c) {
-	case 'e':
-		o->event = arg;
-		return 0;
-	case 'r':
-		o->regex = arg;
-		return 0;
 	case 'b':
-		return cgcount_parse_backend(arg, &o->lib.backend);
-	case 'n':
-		if (parse_number(arg, &v) || v < 1)
-			return -1;
-		o->rows = v;
-		return 0;
-	case 'd':
-		if (parse_number(arg, &v) || v < 0.01)
-			return -1;
-		o->interval = v;
-		return 0;
-	case 'i':
-		if (parse_number(arg, &v) || v < 1)
-			return -1;
-		o->iterations = v;
-		return 0;
-	case 'B':
 		o->batch = 1;
 		return 0;
+	case 'n':
+		if (cgtool_parse_long(arg, 1, 1000000000, &o->iterations))
+			return cli_usage_error(PROG, "-n: not a positive number: '%s'", arg);
+		return 0;
+	case 'd':
+		if (cgtool_parse_seconds(arg, 0.01, &o->delay))
+			return cli_usage_error(PROG, "-d: not a number of seconds >= 0.01: '%s'",
+					       arg);
+		return 0;
+	case 's':
+		o->sort = arg;
+		return 0;
+	case OPT_ROWS:
+		if (cgtool_parse_long(arg, 1, 1000000000, &o->rows))
+			return cli_usage_error(PROG, "--rows: not a positive number: '%s'", arg);
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case CGTOOL_OPT_VERSION:
+		exit(cli_version(PROG));
 	}
-	return -1;
+	return cli_usage_hint(PROG);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "batch", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
+		CGTOOL_LONG_OPTIONS,
+		{ "batch", no_argument, NULL, 'b' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ NULL, 0, NULL, 0 },
 	};
+	int c, r;
+
+	*o = (struct options){ .delay = 1 };
+	cgtool_init(&o->tool, PROG, DEFAULT_EVENTS);
+	while ((c = getopt_long(argc, argv, "bn:d:s:e:r:h", longopts, NULL)) != -1) {
+		r = cgtool_parse_option(&o->tool, c, optarg);
+		if (!r)
+			r = parse_private(o, c, optarg) ? -1 : 1;
+		if (r < 0)
+			return CLI_EXIT_USAGE;
+	}
+	if (optind < argc)
+		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	if (!isatty(STDOUT_FILENO))
+		o->batch = 1;
+	return 0;
+}
+
+static int event_index(struct cgcount *s, const char *name)
+{
+	size_t len = strlen(name);
+	int e;
+
+	for (e = 0; e < cgcount_nr_events(s); e++) {
+		const char *ev = cgcount_event_name(s, e);
+
+		if (!strncmp(ev, name, len) && (ev[len] == '\0' || ev[len] == ':'))
+			return e;
+	}
+	return -1;
+}
+
+/* One column per event, and IPC when both cycles and instructions count. */
+static int make_columns(struct screen *sc)
+{
+	int n = cgcount_nr_events(sc->s), e;
+
+	sc->cols = calloc(n + 1, sizeof(*sc->cols));
+	if (!sc->cols)
+		return -1;
+	for (e = 0; e < n; e++) {
+		const char *ev = cgcount_event_name(sc->s, e);
+
+		sc->cols[e].event = e;
+		sc->cols[e].is_time = cgtool_is_time_event(ev);
+		sc->cols[e].name = ev;
+	}
+	sc->nr_cols = n;
+	if (event_index(sc->s, "cycles") >= 0 && event_index(sc->s, "instructions") >= 0) {
+		sc->cols[n].event = -1;
+		sc->cols[n].name = "ipc";
+		sc->nr_cols++;
+	}
+	for (e = 0; e < sc->nr_cols; e++) {
+		sc->cols[e].width = strlen(sc->cols[e].name);
+		if (sc->cols[e].width < VALUE_WIDTH)
+			sc->cols[e].width = VALUE_WIDTH;
+		sc->values_width += sc->cols[e].width + 1;
+	}
+	return 0;
+}
+
+static int find_sort_column(struct screen *sc, const char *key)
+{
 	int c;
 
-	*o = (struct options){ .event = "cpu-clock", .regex = ".*", .rows = 20,
-			       .interval = 1, .lib.sz = sizeof(o->lib) };
-	while ((c = getopt_long(argc, argv, "e:n:b:d:r:h", longopts, NULL)) != -1) {
-		if (parse_one(o, c, optarg)) {
-			if (c == 'b')
-				fprintf(stderr, "%s\n", cgcount_errmsg(NULL));
-			return -1;
-		}
-	}
-	return optind == argc ? 0 : -1;
-}
-
-static void sleep_interval(double secs)
-{
-	struct timespec ts = { .tv_sec = (time_t)secs,
-			       .tv_nsec = (long)((secs - (time_t)secs) * 1e9) };
-
-	while (!stop && nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-/* Pick up new cgroups, drop the ones removed from the tree. */
-static int refresh_cgroups(struct cgcount *s, const struct options *o,
-			   const struct snapshot *last)
-{
-	char full[8192];
-	struct stat st;
-	size_t i;
-
-	for (i = 0; last && i < last->nr; i++) {
-		snprintf(full, sizeof(full), "%s%s", cgcount_cgroup_root(s), last->r[i].path);
-		if (stat(full, &st))
-			cgcount_remove_id(s, last->r[i].cgroup_id);
-	}
-	return cgcount_add_regex(s, o->regex) < 0 ? -1 : 0;
+	if (!key)
+		return 0;
+	if (!strcmp(key, "path") || !strcmp(key, "cgroup"))
+		return -1;
+	for (c = 0; c < sc->nr_cols; c++)
+		if (!strcmp(sc->cols[c].name, key))
+			return c;
+	fprintf(stderr, PROG ": --sort: no column '%s' (the events, ipc when cycles and "
+		"instructions are counted, or path)\n", key);
+	return -2;
 }
 
 static const struct cgcount_reading *find_reading(const struct snapshot *snap, uint64_t id)
@@ -172,33 +247,166 @@ static const struct cgcount_reading *find_reading(const struct snapshot *snap, u
 	return NULL;
 }
 
-static int by_delta_desc(const void *a, const void *b)
+static double event_delta(const struct cgcount_reading *now,
+			  const struct cgcount_reading *before, int e)
 {
-	const struct row *x = a, *y = b;
+	double d = cgcount_scaled(&now->values[e]) -
+		   (before ? cgcount_scaled(&before->values[e]) : 0);
 
-	if (x->delta != y->delta)
-		return x->delta < y->delta ? 1 : -1;
-	return strcmp(x->path, y->path);
+	return d > 0 ? d : 0;
 }
 
-/* Rows: what each cgroup counted between the two snapshots, busiest first. */
-static struct row *make_rows(const struct snapshot *prev, const struct snapshot *now)
+static void fill_row(struct screen *sc, struct row *row, const struct cgcount_reading *now,
+		     const struct cgcount_reading *before)
 {
-	struct row *rows = calloc(now->nr ? now->nr : 1, sizeof(*rows));
-	const struct cgcount_reading *before;
+	int c, cyc, ins;
+
+	row->path = now->path;
+	for (c = 0; c < sc->nr_cols; c++) {
+		if (sc->cols[c].event >= 0) {
+			row->values[c] = event_delta(now, before, sc->cols[c].event);
+			continue;
+		}
+		cyc = event_index(sc->s, "cycles");
+		ins = event_index(sc->s, "instructions");
+		row->values[c] = event_delta(now, before, cyc) > 0 ?
+			event_delta(now, before, ins) / event_delta(now, before, cyc) : 0;
+	}
+}
+
+/* The rows of the interval between two snapshots. */
+static int make_rows(struct screen *sc, const struct snapshot *prev,
+		     const struct snapshot *now)
+{
 	size_t i;
 
-	if (!rows)
-		return NULL;
+	free(sc->rows);
+	free(sc->values);
+	sc->nr_rows = now->nr;
+	sc->rows = calloc(now->nr + 1, sizeof(*sc->rows));
+	sc->values = calloc((now->nr + 1) * sc->nr_cols, sizeof(*sc->values));
+	if (!sc->rows || !sc->values)
+		return -1;
 	for (i = 0; i < now->nr; i++) {
-		before = find_reading(prev, now->r[i].cgroup_id);
-		rows[i].id = now->r[i].cgroup_id;
-		rows[i].path = now->r[i].path;
-		rows[i].delta = cgcount_scaled(&now->r[i].values[0]) -
-				(before ? cgcount_scaled(&before->values[0]) : 0);
+		sc->rows[i].values = sc->values + i * sc->nr_cols;
+		fill_row(sc, &sc->rows[i], &now->r[i], find_reading(prev, now->r[i].cgroup_id));
 	}
-	qsort(rows, now->nr, sizeof(*rows), by_delta_desc);
-	return rows;
+	sc->secs = now->when - prev->when;
+	return 0;
+}
+
+static int compare_rows(const void *a, const void *b, void *screen)
+{
+	const struct screen *sc = screen;
+	const struct row *x = a, *y = b;
+	int c = sc->sort_col, r;
+
+	if (c < 0 || x->values[c] == y->values[c])
+		r = strcmp(x->path, y->path);
+	else
+		r = x->values[c] < y->values[c] ? 1 : -1;	/* the largest first */
+	return sc->reverse ? -r : r;
+}
+
+static void sort_rows(struct screen *sc)
+{
+	qsort_r(sc->rows, sc->nr_rows, sizeof(*sc->rows), compare_rows, sc);
+}
+
+/* 1234567 -> "1.23M" */
+static void format_si(double v, char *buf, size_t len)
+{
+	static const char units[] = " kMGTPE";
+	int u = 0;
+
+	while (fabs(v) >= 1000 && u < 6) {
+		v /= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.*f%c", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+}
+
+static void format_value(const struct screen *sc, int c, double v, char *buf, size_t len)
+{
+	if (sc->cols[c].event < 0)
+		snprintf(buf, len, "%.2f", v);
+	else if (sc->cols[c].is_time)
+		snprintf(buf, len, "%.1f", sc->secs > 0 ? v / (sc->secs * 1e9) * 100 : 0);
+	else
+		format_si(sc->secs > 0 ? v / sc->secs : 0, buf, len);
+}
+
+/* The terminal's size, or 0 x 0 in batch mode. */
+static void terminal_size(const struct screen *sc, int *rows, int *cols)
+{
+	struct winsize ws;
+
+	*rows = *cols = 0;
+	if (!sc->o->batch && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws)) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* A path in @width columns: its end, which names the cgroup, is kept. */
+static void print_path(const char *path, int width)
+{
+	int len = strlen(path);
+
+	if (width <= 0 || len <= width)
+		printf("%s\n", path);
+	else
+		printf("...%s\n", path + len - (width - 3));
+}
+
+static void print_header(const struct screen *sc, size_t shown)
+{
+	const char *sort = sc->sort_col < 0 ? "path" : sc->cols[sc->sort_col].name;
+	int c;
+
+	printf("cgtop: %zu of %zu cgroups, %s backend, interval %.2f s, iteration %ld, "
+	       "sorted by %s%s\n", shown, sc->nr_rows,
+	       cgcount_backend_name(cgcount_backend(sc->s)), sc->secs, sc->iteration, sort,
+	       sc->reverse ? " (reversed)" : "");
+	for (c = 0; c < sc->nr_cols; c++)
+		printf("%*s ", sc->cols[c].width, sc->cols[c].name);
+	printf("CGROUP\n");
+	for (c = 0; c < sc->nr_cols; c++)
+		printf("%*s ", sc->cols[c].width, sc->cols[c].event < 0 ? "insn/cycle" :
+		       sc->cols[c].is_time ? "% of a cpu" : "per second");
+	printf("\n");
+}
+
+static void draw(const struct screen *sc)
+{
+	int term_rows, term_cols, c, path_width = 0;
+	size_t i, shown = sc->nr_rows;
+	char buf[32];
+
+	terminal_size(sc, &term_rows, &term_cols);
+	if (term_rows > 4 && shown > (size_t)term_rows - 4)
+		shown = term_rows - 4;
+	if (sc->o->rows && shown > (size_t)sc->o->rows)
+		shown = sc->o->rows;
+	if (term_cols)
+		path_width = term_cols - sc->values_width > PATH_MIN_WIDTH ?
+			     term_cols - sc->values_width - 1 : PATH_MIN_WIDTH;
+	if (!sc->o->batch)
+		printf("\033[H\033[2J");
+	print_header(sc, shown);
+	for (i = 0; i < shown; i++) {
+		for (c = 0; c < sc->nr_cols; c++) {
+			format_value(sc, c, sc->rows[i].values[c], buf, sizeof(buf));
+			printf("%*s ", sc->cols[c].width, buf);
+		}
+		print_path(sc->rows[i].path, path_width);
+	}
+	if (sc->o->batch)
+		printf("\n");
+	fflush(stdout);
 }
 
 static double now_seconds(void)
@@ -209,94 +417,160 @@ static double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* @secs: the time between the two snapshots (the interval plus reading) */
-static void print_table(struct cgcount *s, const struct options *o, const struct row *rows,
-			size_t nr, long iteration, double secs)
-{
-	int is_time = !strcmp(o->event, "cpu-clock") || !strcmp(o->event, "task-clock");
-	size_t i;
-
-	if (!o->batch)
-		printf("\033[H\033[2J");
-	printf("cgtop: %s via the %s backend, %zu cgroups, interval %.2f s, iteration %ld\n",
-	       o->event, cgcount_backend_name(cgcount_backend(s)), nr, secs, iteration);
-	printf("%4s %18s %14s %s\n", "RANK", o->event, is_time ? "CPU%" : "PER-SEC", "CGROUP");
-	for (i = 0; i < nr && i < (size_t)o->rows; i++)
-		printf("%4zu %18.0f %14.1f %s\n", i + 1, rows[i].delta,
-		       is_time ? rows[i].delta / (secs * 1e9) * 100 : rows[i].delta / secs,
-		       rows[i].path);
-	printf("\n");
-	fflush(stdout);
-}
-
 static int take_snapshot(struct cgcount *s, struct snapshot *snap)
 {
-	snap->r = NULL;
-	snap->nr = 0;
-	snap->when = now_seconds();
-	if (!cgcount_read_all(s, &snap->r, &snap->nr))
+	*snap = (struct snapshot){ .when = now_seconds() };
+	return cgcount_read_all(s, &snap->r, &snap->nr) ? -1 : 0;	/* libcgcount said why */
+}
+
+/* A key pressed: 1 to refresh now, 0 to go on waiting, -1 to quit. */
+static int handle_key(struct screen *sc, int key)
+{
+	switch (key) {
+	case 'q':
+	case 'Q':
+		return -1;
+	case '<':
+		sc->sort_col = sc->sort_col < 0 ? sc->nr_cols - 1 :
+			       sc->sort_col > 0 ? sc->sort_col - 1 : 0;
+		break;
+	case '>':
+		sc->sort_col = sc->sort_col < 0 ? 0 : sc->sort_col + 1 < sc->nr_cols ?
+			       sc->sort_col + 1 : sc->sort_col;
+		break;
+	case 'p':
+	case 'P':
+		sc->sort_col = -1;
+		break;
+	case 'r':
+	case 'R':
+		sc->reverse = !sc->reverse;
+		break;
+	case ' ':
+		return 1;
+	default:
 		return 0;
-	fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
-	return -1;
-}
-
-static int one_iteration(struct cgcount *s, const struct options *o, struct snapshot *prev,
-			 long iteration)
-{
-	struct snapshot now;
-	struct row *rows;
-
-	sleep_interval(o->interval);
-	if (take_snapshot(s, &now))
-		return -1;
-	rows = make_rows(prev, &now);
-	if (rows)
-		print_table(s, o, rows, now.nr, iteration, now.when - prev->when);
-	free(rows);
-	cgcount_readings_free(prev->r, prev->nr);
-	*prev = now;
-	if (refresh_cgroups(s, o, prev)) {
-		fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
-		return -1;
 	}
-	return rows ? 0 : -1;
+	sort_rows(sc);
+	draw(sc);
+	return 0;
 }
 
-static int run(struct cgcount *s, const struct options *o)
+/*
+ * Wait for the interval; in interactive mode read keys meanwhile.
+ * Returns 0 when the interval is over (or space asked for a refresh), -1 to quit.
+ */
+static int wait_interval(struct screen *sc, double until)
 {
-	struct snapshot prev;
-	long i;
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	double left;
+	char key;
+	int r;
+
+	while (!cgtool_stop && (left = until - now_seconds()) > 0) {
+		r = poll(&pfd, sc->keys ? 1 : 0, (int)(left * 1000) + 1);
+		if (resized && sc->rows && !sc->o->batch) {
+			resized = 0;
+			draw(sc);
+		}
+		if (r <= 0)
+			continue;
+		if (read(STDIN_FILENO, &key, 1) != 1) {
+			sc->keys = 0;	/* end of input: no more keys */
+			continue;
+		}
+		r = handle_key(sc, key);
+		if (r)
+			return r > 0 ? 0 : -1;
+	}
+	return cgtool_stop ? -1 : 0;
+}
+
+static int run(struct screen *sc, struct cgtool *tool)
+{
+	struct snapshot prev, now;
 	int ret = 0;
 
-	if (refresh_cgroups(s, o, NULL) || take_snapshot(s, &prev)) {
-		fprintf(stderr, "cgtop: %s\n", cgcount_errmsg(s));
+	if (take_snapshot(sc->s, &prev))
 		return 1;
+	for (sc->iteration = 1; !sc->o->iterations || sc->iteration <= sc->o->iterations;
+	     sc->iteration++) {
+		if (wait_interval(sc, prev.when + sc->o->delay))
+			break;
+		if (take_snapshot(sc->s, &now) || make_rows(sc, &prev, &now)) {
+			ret = 1;
+			break;
+		}
+		sort_rows(sc);
+		draw(sc);
+		cgcount_readings_free(prev.r, prev.nr);
+		prev = now;
+		if (cgtool_sync_cgroups(sc->s, tool, prev.r, prev.nr)) {
+			ret = 1;
+			break;
+		}
 	}
-	for (i = 1; !ret && !stop && (!o->iterations || i <= o->iterations); i++)
-		ret = one_iteration(s, o, &prev, i);
 	cgcount_readings_free(prev.r, prev.nr);
-	return ret ? 1 : 0;
+	return ret;
+}
+
+/* Keys without Enter, no echo, the alternate screen (restored at exit). */
+static int enter_terminal(struct termios *saved)
+{
+	struct sigaction sa = { .sa_handler = on_winch };
+	struct termios raw;
+
+	sigaction(SIGWINCH, &sa, NULL);
+	if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, saved))
+		return 0;
+	raw = *saved;
+	raw.c_lflag &= ~(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+	printf("\033[?1049h");
+	return 1;
+}
+
+static void leave_terminal(const struct termios *saved)
+{
+	printf("\033[?1049l");
+	fflush(stdout);
+	tcsetattr(STDIN_FILENO, TCSANOW, saved);
 }
 
 int main(int argc, char **argv)
 {
-	char err[CGCOUNT_ERR_LEN];
 	struct options o;
-	struct cgcount *s;
-	int ret;
+	struct screen sc = { .o = &o };
+	struct termios saved;
+	int ret, raw = 0;
 
-	if (parse_options(argc, argv, &o)) {
-		usage(argv[0]);
-		return 2;
-	}
-	s = cgcount_open(o.event, &o.lib, err, sizeof(err));
-	if (!s) {
-		fprintf(stderr, "cgtop: %s\n", err);
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret;
+	sc.s = cgtool_open(&o.tool);
+	if (!sc.s)
+		return 1;
+	if (make_columns(&sc)) {
+		cgcount_close(sc.s);
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	ret = run(s, &o);
-	cgcount_close(s);
+	sc.sort_col = find_sort_column(&sc, o.sort);
+	if (sc.sort_col < -1) {
+		free(sc.cols);
+		cgcount_close(sc.s);
+		return CLI_EXIT_USAGE;
+	}
+	cgtool_handle_signals();
+	if (!o.batch)
+		raw = sc.keys = enter_terminal(&saved);
+	ret = run(&sc, &o.tool);
+	if (raw)
+		leave_terminal(&saved);
+	free(sc.rows);
+	free(sc.values);
+	free(sc.cols);
+	cgcount_close(sc.s);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "memcg_stat.h"
+#include "cli.h"
 
 #define MAX_FIELDS 48
 #define DEFAULT_FIELDS "anon,file,kernel,shmem,slab,pgfault"
@@ -36,7 +37,8 @@ static void usage(FILE *f)
 		"  -r  the cgroup and all its descendants\n"
 		"  -t  parse memory.stat (text backend); -b  require the bpf backend\n"
 		"  -n  read COUNT times, print the last (for timing)\n"
-		"  -m  at most this many cgroups per read (default 4096)\n",
+		"  -m  at most this many cgroups per read (default 4096)\n"
+		"  -h, --help  this text;  --version  the version\n",
 		DEFAULT_FIELDS);
 }
 
@@ -57,8 +59,14 @@ static int parse_args(struct cli *c, int argc, char **argv)
 {
 	int opt;
 
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	c->count = 1;
-	while ((opt = getopt(argc, argv, "f:rtbn:m:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "f:rtbn:m:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': c->fields_arg = optarg; break;
 		case 'r': c->scope = MEMCG_STAT_SUBTREE; break;
@@ -67,6 +75,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'n': c->count = strtol(optarg, NULL, 0); break;
 		case 'm': c->opts.max_cgroups = strtoul(optarg, NULL, 0); break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': exit(cli_version("memcg-stat"));
 		default: return -1;
 		}
 	}

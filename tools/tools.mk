@@ -7,26 +7,32 @@
 #   $(BUILD)/cgcount/asan/bin/*   cgtop and cgroup-exporter with ASan + UBSan
 #                                 (tests/cgcount/tools.sh runs them)
 #
+# cgtop and cgroup-exporter share cgtool.c (the options choosing what to
+# count, the session, the cgroup tree); every tool follows cli.h (--help,
+# --version, exit status 2 for a usage error). Man pages: docs/man/*.1.
 # The sanitizer builds of cgrstat and memcg-stat are in tests/sanitize/.
 TOOLS_DIR := tools
 CGC_TOOLS := cgtop cgroup-exporter
 CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 CGC_ASAN_TOOL_BINS := $(addprefix $(BUILD)/cgcount/asan/bin/,$(CGC_TOOLS))
+CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c
+CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h
 
-$(CGC_TOOL_BINS): $(BUILD)/bin/%: $(TOOLS_DIR)/%.c $$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
+$(CGC_TOOL_BINS): $(BUILD)/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
+		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGC_LIB_A) $(CGC_LDLIBS) -lm -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) -lm -pthread -o $@
 
-$(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $(TOOLS_DIR)/%.c $$(CGC_DIR)/cgcount.h \
-		$$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
+$(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
+		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGC_ASAN_LIBS) -lm -o $@
+	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) -lm -pthread -o $@
 
-$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $(LIBBPF_A)
+$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
 
-$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $(LIBBPF_A)
+$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(MEMCG_CFLAGS) $< $(MEMCG_LDLIBS) -o $@
 

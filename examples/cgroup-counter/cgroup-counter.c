@@ -9,10 +9,18 @@
  * directories given, counts for SECONDS (default 1) or while COMMAND runs,
  * then prints one line per cgroup: the count summed over CPUs, scaled by
  * time_enabled / time_running, and the cgroup directory.
+ *
+ * One self-contained file on purpose: it shows the kernel series' ioctl ABI
+ * to someone writing their own client, with nothing but libc and the uapi
+ * header, and builds against any tree's installed headers (see
+ * cgroup-counter.mk).  Its small event table, cgroup id lookup and
+ * READ_CGROUPS loop are therefore its own; programs that want them
+ * ready-made link libcgcount (lib/cgcount), where each lives once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -54,15 +62,19 @@ struct options {
 	char **command;
 };
 
-static void usage(const char *prog)
+/* --help: to stdout; after a usage error: to stderr */
+static void usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: %s [-e EVENT] [-d SECONDS] CGROUP_DIR... [-- COMMAND ARGS...]\nevents:",
-		prog);
+	fprintf(f, "usage: cgroup-counter [-e EVENT] [-d SECONDS] CGROUP_DIR... [-- COMMAND ARGS...]\n"
+		"  -e, --event=EVENT    the software event to count (default cpu-clock)\n"
+		"  -d, --duration=SECONDS  count for SECONDS when no COMMAND is given (default 1)\n"
+		"  -h, --help           this text;  --version  the version\n"
+		"events:");
 	for (i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++)
-		fprintf(stderr, " %s", sw_events[i].name);
-	fprintf(stderr, "\n");
+		fprintf(f, " %s", sw_events[i].name);
+	fprintf(f, "\n");
 }
 
 static const struct sw_event *find_event(const char *name)
@@ -80,9 +92,17 @@ static int parse_options(int argc, char **argv, struct options *opt)
 {
 	int c, i;
 
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+
 	opt->event = &sw_events[0];
 	opt->seconds = 1;
-	while ((c = getopt(argc, argv, "+e:d:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			opt->event = find_event(optarg);
@@ -94,6 +114,12 @@ static int parse_options(int argc, char **argv, struct options *opt)
 		case 'd':
 			opt->seconds = strtoul(optarg, NULL, 0);
 			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("cgroup-counter (linux-multicgroup) 0.2.0\n");
+			exit(0);
 		default:
 			return -1;
 		}
@@ -323,7 +349,7 @@ int main(int argc, char **argv)
 	int i, ret, nr_cpus = sysconf(_SC_NPROCESSORS_CONF);
 
 	if (parse_options(argc, argv, &opt)) {
-		usage(argv[0]);
+		usage(stderr);
 		return 2;
 	}
 	cg = calloc(opt.nr_paths, sizeof(*cg));

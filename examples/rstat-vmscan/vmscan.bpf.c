@@ -53,13 +53,59 @@ extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
 extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
 extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
 extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
+extern struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 
+/*
+ * Set by the loader from the running kernel's BTF and version before load,
+ * so that the verifier drops the branches this kernel cannot take (6.1-6.3
+ * refuse bpf_ksym_exists() on a kfunc):
+ *   have_css_rstat      6.16+: css_rstat_updated/flush, else cgroup_rstat_*
+ *   kfunc_args_trusted  7.0+: kfuncs take trusted arguments only, and a
+ *                       cgroup reached through task->cgroups is not one
+ */
+const volatile bool have_css_rstat;
+const volatile bool kfunc_args_trusted;
+
+/*
+ * The cgroup whose memcg the task charges. On 7.0+ the kfuncs want a
+ * trusted cgroup, and of css_set only dfl_cgrp is one (subsys[] is not
+ * RCU-annotated): the task's cgroup on the default hierarchy, which is
+ * its memcg's cgroup where the memory controller is enabled down to it,
+ * as in the test.
+ */
 static __always_inline struct cgroup *task_memcg(struct task_struct *task)
 {
 	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
 
+	if (kfunc_args_trusted)
+		return task->cgroups->dfl_cgrp;
 	return task->cgroups->subsys[id]->cgroup;
 }
+
+static __always_inline void rstat_updated(struct cgroup *cgrp, int cpu)
+{
+	if (have_css_rstat)
+		css_rstat_updated(&cgrp->self, cpu);
+	else
+		cgroup_rstat_updated(cgrp, cpu);
+}
+
+static __always_inline void mark_updated(struct cgroup *cgrp, int cpu)
+{
+	struct cgroup *ref;
+
+	if (!kfunc_args_trusted) {
+		rstat_updated(cgrp, cpu);
+		return;
+	}
+	ref = bpf_cgroup_acquire(cgrp);
+	if (!ref)
+		return;
+	rstat_updated(ref, cpu);
+	bpf_cgroup_release(ref);
+}
+
 
 static __always_inline __u64 cgroup_id(struct cgroup *cgrp)
 {
@@ -101,10 +147,7 @@ int BPF_PROG(vmscan_end, unsigned long nr_reclaimed)
 		if (bpf_map_update_elem(&pcpu_cgroup_vmscan_elapsed, &id, &init, BPF_NOEXIST))
 			return 0;
 	}
-	if (bpf_ksym_exists(cgroup_rstat_updated))
-		cgroup_rstat_updated(cgrp, bpf_get_smp_processor_id());
-	else if (bpf_ksym_exists(css_rstat_updated))
-		css_rstat_updated(&cgrp->self, bpf_get_smp_processor_id());
+	mark_updated(cgrp, bpf_get_smp_processor_id());
 	return 0;
 }
 
@@ -152,10 +195,10 @@ int BPF_PROG(dump_vmscan, struct bpf_iter_meta *meta, struct cgroup *cgrp)
 
 	if (!cgrp)
 		return 1;	/* epilogue */
-	if (bpf_ksym_exists(cgroup_rstat_flush))
-		cgroup_rstat_flush(cgrp);
-	else if (bpf_ksym_exists(css_rstat_flush))
+	if (have_css_rstat)
 		css_rstat_flush(&cgrp->self);
+	else
+		cgroup_rstat_flush(cgrp);
 	id = cgroup_id(cgrp);
 	total = bpf_map_lookup_elem(&cgroup_vmscan_elapsed, &id);
 	BPF_SEQ_PRINTF(seq, "cg_id: %llu, total_vmscan_delay: %llu\n", id,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * cgcount rstat backend: lib/cgrstat/cgrstat.h counts every cgroup from
  * cgrstat_open() on; a cgroup's counts since it was added are its reading
@@ -50,8 +50,11 @@ static int may_load_bpf(void)
 
 static int rstat_open(struct cgcount *s)
 {
-	struct cgrstat_opts opts = { .sz = sizeof(opts), .cgroup_root = s->root };
-	char names[CGCOUNT_MAX_EVENTS * 32] = "", err[256];
+	/* max_records: one read returns every tracked cgroup */
+	struct cgrstat_opts opts = { .sz = sizeof(opts), .cgroup_root = s->root,
+				     .max_cgroups = s->max_cgroups,
+				     .max_records = s->max_cgroups };
+	char names[CGC_MAX_EVENTS * 32] = "", err[256];
 	int i;
 
 	for (i = 0; i < s->nr_events; i++) {
@@ -83,6 +86,18 @@ static void record_values(struct cgcount *s, const struct cgrstat_record *rec,
 						 rec->values[e].running };
 }
 
+/*
+ * Counts that found no room in the BPF maps went to no cgroup (never to
+ * another one): from then on some readings are short, so every read fails
+ * with -ENOSPC and says how much was not attributed.
+ */
+static int check_overflow(struct cgcount *s)
+{
+	if (cgrstat_check_overflow(rs(s)))
+		return cgc_err(ENOSPC, "rstat backend: %s", cgrstat_errmsg(rs(s)));
+	return 0;
+}
+
 static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
 {
 	struct cgrstat_record rec;
@@ -91,16 +106,48 @@ static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgco
 	if (ret)
 		return cgc_err(-ret, "rstat read of %s: %s", cg->path, cgrstat_errmsg(rs(s)));
 	record_values(s, &rec, out);
-	return 0;
+	return check_overflow(s);
 }
 
-static int read_tree(struct cgcount *s, struct cgrstat_record **recs, size_t *nr)
+/* Cut @path ("/a/b") to its longest ancestor that also contains @other. */
+static void cut_to_common(char *path, const char *other)
 {
-	int ret = cgrstat_read_all(rs(s), recs, nr);
+	size_t k = 0;
+
+	while (path[k] && path[k] == other[k])
+		k++;
+	if (!path[k] && (other[k] == '/' || !other[k]))
+		return;
+	while (k > 0 && path[k] != '/')
+		k--;
+	path[k] = '\0';
+}
+
+/*
+ * The records of @cgs with one iterator read: of the subtree of their
+ * deepest common ancestor (the whole tree when they are spread out).
+ */
+static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
+		     struct cgrstat_record **recs, size_t *nr)
+{
+	char common[CGC_PATH_MAX], full[CGC_PATH_MAX + sizeof(s->root)];
+	size_t i;
+	int ret;
+
+	snprintf(common, sizeof(common), "%s", n ? cgs[0]->path : "/");
+	for (i = 1; i < n; i++)
+		cut_to_common(common, cgs[i]->path);
+	snprintf(full, sizeof(full), "%s%s", s->root, strcmp(common, "/") ? common : "");
+	ret = cgrstat_read_subtree(rs(s), full, recs, nr);
 
 	if (ret)
 		return cgc_err(-ret, "rstat read: %s", cgrstat_errmsg(rs(s)));
-	return 0;
+	ret = check_overflow(s);
+	if (ret) {
+		free(*recs);
+		*recs = NULL;
+	}
+	return ret;
 }
 
 static int by_id(const void *a, const void *b)
@@ -125,7 +172,7 @@ static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t
 	struct cgrstat_record *recs;
 	struct cgc_cgroup *cg;
 	size_t nr, i, found = 0;
-	int ret = read_tree(s, &recs, &nr);
+	int ret = read_tree(s, cgs, n, &recs, &nr);
 
 	if (ret)
 		return ret;
@@ -175,7 +222,7 @@ static void minus_base(struct cgcount *s, struct cgc_cgroup *cg, const struct cg
 
 static int rstat_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
-	struct cgcount_value now[CGCOUNT_MAX_EVENTS];
+	struct cgcount_value now[CGC_MAX_EVENTS];
 	int ret;
 
 	ret = read_one_record(s, cg, now);
@@ -203,13 +250,13 @@ static void keep_last_of_removed(struct cgcount *s)
 
 static int rstat_read_all(struct cgcount *s)
 {
-	struct cgcount_value now[CGCOUNT_MAX_EVENTS];
+	struct cgcount_value now[CGC_MAX_EVENTS];
 	struct cgrstat_record *recs;
 	struct cgc_cgroup *cg;
 	size_t nr, i;
 	int ret;
 
-	ret = read_tree(s, &recs, &nr);
+	ret = read_tree(s, s->cgroups, s->nr_cgroups, &recs, &nr);
 	if (ret)
 		return ret;
 	for (i = 0; i < nr; i++) {

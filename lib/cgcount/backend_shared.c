@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * cgcount shared backend: one counting CPU event per event and CPU, with
  * every counted cgroup attached (PERF_EVENT_IOC_ATTACH_CGROUP); see
@@ -31,13 +31,16 @@ static void shared_close(struct cgcount *s)
 			close(s->shared_fds[i]);
 	free(s->shared_fds);
 	s->shared_fds = NULL;
+	free(s->rc_buf);
+	s->rc_buf = NULL;
+	s->rc_size = 0;
 }
 
 static int not_supported(void)
 {
 	return cgc_err(EOPNOTSUPP, "shared backend not supported by this kernel: it lacks "
 		       "PERF_EVENT_IOC_ATTACH_CGROUP (the kernel series in kernel/); use "
-		       "the rstat, classic or auto backend");
+		       "the rstat, events or auto backend");
 }
 
 static int open_fds(struct cgcount *s)
@@ -136,31 +139,32 @@ static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 	return 0;
 }
 
-/* READ_CGROUPS with size negotiation; *bufp is malloc()ed. */
-static int read_cgroups(struct cgcount *s, int fd, uint64_t **bufp)
+/*
+ * READ_CGROUPS into the session's buffer, grown when the kernel says
+ * (ENOSPC with the size it needs in buf[0]); kept for the next read.
+ */
+static int read_cgroups(struct cgcount *s, int fd)
 {
-	size_t size = (3 + REC_WORDS * (s->nr_cgroups + 4)) * sizeof(uint64_t);
-	uint64_t *buf = NULL, *n;
+	size_t want = (3 + REC_WORDS * (s->nr_cgroups + 4)) * sizeof(uint64_t);
+	uint64_t *n;
 	int tries;
 
 	for (tries = 0; tries < 8; tries++) {
-		n = realloc(buf, size);
-		if (!n)
-			break;
-		buf = n;
-		memset(buf, 0, size);
-		buf[0] = size;
-		if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf) >= 0) {
-			*bufp = buf;
+		if (s->rc_size < want) {
+			n = realloc(s->rc_buf, want);
+			if (!n)
+				return cgc_err(ENOMEM, "out of memory");
+			s->rc_buf = n;
+			s->rc_size = want;
+		}
+		s->rc_buf[0] = s->rc_size;
+		s->rc_buf[1] = 0;
+		if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, s->rc_buf) >= 0)
 			return 0;
-		}
-		if (errno != ENOSPC || buf[0] <= size) {
-			free(buf);
+		if (errno != ENOSPC || s->rc_buf[0] <= s->rc_size)
 			return cgc_err(errno, "PERF_EVENT_IOC_READ_CGROUPS: %s", strerror(errno));
-		}
-		size = buf[0];
+		want = s->rc_buf[0];
 	}
-	free(buf);
 	return cgc_err(ENOMEM, "PERF_EVENT_IOC_READ_CGROUPS: no buffer large enough");
 }
 
@@ -182,15 +186,13 @@ static void add_records(struct cgcount *s, int event, const uint64_t *buf)
 
 static int shared_read_all(struct cgcount *s)
 {
-	uint64_t *buf = NULL;
 	int i, ret;
 
 	for (i = 0; i < nr_fds(s); i++) {
-		ret = read_cgroups(s, s->shared_fds[i], &buf);
+		ret = read_cgroups(s, s->shared_fds[i]);
 		if (ret)
 			return ret;
-		add_records(s, i / s->nr_cpus, buf);
-		free(buf);
+		add_records(s, i / s->nr_cpus, s->rc_buf);
 	}
 	return 0;
 }

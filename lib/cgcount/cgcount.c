@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* cgcount: sessions, the set of counted cgroups, the public API. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,13 +10,33 @@
 #include <perf/evsel.h>
 
 #include "cgcount_int.h"
+#include "cgutil.h"
 
 static const char *const backend_names[] = {
 	[CGCOUNT_AUTO] = "auto",
-	[CGCOUNT_CLASSIC] = "classic",
+	[CGCOUNT_EVENTS] = "events",
 	[CGCOUNT_SHARED] = "shared",
 	[CGCOUNT_RSTAT] = "rstat",
 };
+
+uint32_t cgcount_major_version(void)
+{
+	return CGCOUNT_MAJOR_VERSION;
+}
+
+uint32_t cgcount_minor_version(void)
+{
+	return CGCOUNT_MINOR_VERSION;
+}
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+const char *cgcount_version_string(void)
+{
+	return "v" XSTR(CGCOUNT_MAJOR_VERSION) "." XSTR(CGCOUNT_MINOR_VERSION) "."
+	       XSTR(CGCOUNT_PATCH_VERSION);
+}
 
 const char *cgcount_backend_name(enum cgcount_backend b)
 {
@@ -35,7 +55,11 @@ int cgcount_parse_backend(const char *name, enum cgcount_backend *b)
 			return 0;
 		}
 	}
-	return cgc_err(EINVAL, "unknown backend '%s': use auto, classic, shared or rstat",
+	if (name && !strcmp(name, "classic")) {	/* the old name of events */
+		*b = CGCOUNT_EVENTS;
+		return 0;
+	}
+	return cgc_err(EINVAL, "unknown backend '%s': use auto, events, shared or rstat",
 		       name ? name : "");
 }
 
@@ -164,6 +188,21 @@ static int pending_add(struct cgcount *s, const char *rel, uint64_t id, void *ar
 	return 0;
 }
 
+/* Sort by id and drop the cgroups named twice. */
+static void pending_dedup(struct pending *p)
+{
+	size_t i, n = 0;
+
+	qsort(p->cgs, p->nr, sizeof(*p->cgs), by_id);
+	for (i = 0; i < p->nr; i++) {
+		if (n && p->cgs[n - 1]->id == p->cgs[i]->id)
+			cgroup_free(p->cgs[i]);
+		else
+			p->cgs[n++] = p->cgs[i];
+	}
+	p->nr = n;
+}
+
 static void pending_free(struct pending *p)
 {
 	size_t i;
@@ -213,6 +252,29 @@ int cgcount_add_path(struct cgcount *s, const char *path)
 	if (!ret)
 		ret = add_locked(s, rel, id);
 	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr)
+{
+	struct pending p = { 0 };
+	char rel[CGC_PATH_MAX];
+	uint64_t id;
+	size_t i;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < nr && !ret; i++) {
+		ret = cgc_resolve_path(s, paths[i], rel, sizeof(rel), &id);
+		if (!ret)
+			ret = pending_add(s, rel, id, &p);
+	}
+	if (!ret) {
+		pending_dedup(&p);
+		ret = pending_commit(s, &p);
+	}
+	pthread_mutex_unlock(&s->lock);
+	pending_free(&p);
 	return ret;
 }
 
@@ -317,11 +379,15 @@ int cgcount_cgroup_id(struct cgcount *s, const char *path, uint64_t *cgroup_id)
 
 /* ---- reading ---- */
 
-static int read_locked(struct cgcount *s, uint64_t id, struct cgcount_value *values)
+static int read_locked(struct cgcount *s, uint64_t id, struct cgcount_value *values,
+		       size_t nr_values)
 {
 	struct cgc_cgroup *cg = cgc_find(s, id);
 	int ret;
 
+	if (nr_values < (size_t)s->nr_events)
+		return cgc_err(ENOSPC, "room for %zu values, the session counts %d events",
+			       nr_values, s->nr_events);
 	if (!cg)
 		return cgc_err(ENOENT, "cgroup id %llu is not counted by this session: "
 			       "add it first", (unsigned long long)id);
@@ -333,18 +399,18 @@ static int read_locked(struct cgcount *s, uint64_t id, struct cgcount_value *val
 }
 
 int cgcount_read_id(struct cgcount *s, uint64_t cgroup_id,
-		    struct cgcount_value values[CGCOUNT_MAX_EVENTS])
+		    struct cgcount_value *values, size_t nr_values)
 {
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = read_locked(s, cgroup_id, values);
+	ret = read_locked(s, cgroup_id, values, nr_values);
 	pthread_mutex_unlock(&s->lock);
 	return ret;
 }
 
 int cgcount_read_path(struct cgcount *s, const char *path,
-		      struct cgcount_value values[CGCOUNT_MAX_EVENTS])
+		      struct cgcount_value *values, size_t nr_values)
 {
 	uint64_t id;
 	int ret;
@@ -352,41 +418,45 @@ int cgcount_read_path(struct cgcount *s, const char *path,
 	pthread_mutex_lock(&s->lock);
 	ret = lookup_path(s, path, &id);
 	if (!ret)
-		ret = read_locked(s, id, values);
+		ret = read_locked(s, id, values, nr_values);
 	pthread_mutex_unlock(&s->lock);
 	return ret;
 }
 
 void cgcount_readings_free(struct cgcount_reading *readings, size_t nr)
 {
-	size_t i;
-
-	if (!readings)
-		return;
-	for (i = 0; i < nr; i++)
-		free(readings[i].path);
+	(void)nr;
 	free(readings);
 }
 
+/*
+ * The readings in one allocation: the array, then every cgroup's values,
+ * then the paths.
+ */
 static int copy_readings(struct cgcount *s, struct cgcount_reading **out, size_t *nr)
 {
-	struct cgcount_reading *r = calloc(s->nr_cgroups ? s->nr_cgroups : 1, sizeof(*r));
-	size_t i;
+	size_t n = s->nr_cgroups, ne = s->nr_events, paths = 0, i, len;
+	struct cgcount_reading *r;
+	struct cgcount_value *v;
+	char *p;
 
+	for (i = 0; i < n; i++)
+		paths += strlen(s->cgroups[i]->path) + 1;
+	r = malloc(n * (sizeof(*r) + ne * sizeof(*v)) + paths + 1);
 	if (!r)
 		return cgc_err(ENOMEM, "out of memory");
-	for (i = 0; i < s->nr_cgroups; i++) {
-		r[i].cgroup_id = s->cgroups[i]->id;
-		r[i].nr_events = s->nr_events;
-		memcpy(r[i].values, s->cgroups[i]->acc, sizeof(r[i].values));
-		r[i].path = strdup(s->cgroups[i]->path);
-		if (!r[i].path) {
-			cgcount_readings_free(r, i);
-			return cgc_err(ENOMEM, "out of memory");
-		}
+	v = (struct cgcount_value *)(r + n);
+	p = (char *)(v + n * ne);
+	for (i = 0; i < n; i++) {
+		len = strlen(s->cgroups[i]->path) + 1;
+		r[i] = (struct cgcount_reading){ .cgroup_id = s->cgroups[i]->id, .path = p,
+						 .nr_values = ne, .values = v + i * ne };
+		memcpy(r[i].values, s->cgroups[i]->acc, ne * sizeof(*v));
+		memcpy(p, s->cgroups[i]->path, len);
+		p += len;
 	}
 	*out = r;
-	*nr = s->nr_cgroups;
+	*nr = n;
 	return 0;
 }
 
@@ -416,6 +486,25 @@ double cgcount_scaled(const struct cgcount_value *v)
 
 /* ---- sessions ---- */
 
+int cgc_opts_valid(const void *opts, size_t user_sz, size_t known_sz, const char *type)
+{
+	const char *p = opts;
+	size_t i;
+
+	if (!opts)
+		return 0;
+	if (user_sz < sizeof(size_t))
+		return cgc_err(EINVAL, "%s.sz is %zu: set it to sizeof(struct %s) "
+			       "(CGCOUNT_OPTS does)", type, user_sz, type);
+	for (i = known_sz; i < user_sz; i++) {
+		if (p[i])
+			return cgc_err(E2BIG, "%s has a field at byte %zu that libcgcount %s "
+				       "does not know: built against a newer header?", type, i,
+				       cgcount_version_string());
+	}
+	return 0;
+}
+
 static int load_cpus(struct cgcount *s)
 {
 	struct perf_cpu_map *map = perf_cpu_map__new_online_cpus();
@@ -436,21 +525,28 @@ static int load_cpus(struct cgcount *s)
 	return 0;
 }
 
+/* shared if the kernel has it, else rstat, else events; why: CGCOUNT_DEBUG */
 static int open_auto(struct cgcount *s)
 {
-	int has_shared = cgc_kernel_has_shared();
+	static const struct cgc_backend_ops *const cheaper[] = { &cgc_shared_ops,
+								 &cgc_rstat_ops };
+	int has_shared = cgc_kernel_has_shared(), ret;
+	size_t i;
 
 	if (has_shared < 0)
 		return cgc_perf_open_err(-has_shared, "cpu-clock on a cpu");
-	if (has_shared) {
-		s->ops = &cgc_shared_ops;
-		if (!s->ops->open(s))
+	if (!has_shared)
+		cgc_print(CGCOUNT_DEBUG, "libcgcount: auto: not shared: the kernel lacks "
+			  "PERF_EVENT_IOC_ATTACH_CGROUP\n");
+	for (i = has_shared ? 0 : 1; i < sizeof(cheaper) / sizeof(cheaper[0]); i++) {
+		s->ops = cheaper[i];
+		cgc_probing(1);
+		ret = s->ops->open(s);
+		cgc_probing(0);
+		if (!ret)
 			return 0;
 	}
-	s->ops = &cgc_rstat_ops;
-	if (!s->ops->open(s))
-		return 0;
-	s->ops = &cgc_classic_ops;
+	s->ops = &cgc_events_ops;
 	return s->ops->open(s);
 }
 
@@ -459,8 +555,8 @@ static int open_backend(struct cgcount *s, enum cgcount_backend b)
 	switch (b) {
 	case CGCOUNT_AUTO:
 		return open_auto(s);
-	case CGCOUNT_CLASSIC:
-		s->ops = &cgc_classic_ops;
+	case CGCOUNT_EVENTS:
+		s->ops = &cgc_events_ops;
 		break;
 	case CGCOUNT_SHARED:
 		s->ops = &cgc_shared_ops;
@@ -476,41 +572,45 @@ static int open_backend(struct cgcount *s, enum cgcount_backend b)
 
 static int session_init(struct cgcount *s, const char *events, const struct cgcount_opts *o)
 {
+	const char *root = OPTS_GET(o, cgroup_root, NULL);
 	int ret = cgc_parse_events(s, events);
 
 	if (ret)
 		return ret;
-	if (o && o->cgroup_root)
-		snprintf(s->root, sizeof(s->root), "%s", o->cgroup_root);
+	s->max_cgroups = OPTS_GET(o, max_cgroups, 0);
+	if (root && !cgutil_is_cgroup2(root))
+		return cgc_err(ENOENT, "cgcount_opts.cgroup_root %s is not a cgroup2 mount", root);
+	if (root)
+		snprintf(s->root, sizeof(s->root), "%s", root);
 	else
 		ret = cgc_find_root(s->root, sizeof(s->root));
 	if (!ret)
 		ret = load_cpus(s);
 	if (!ret)
-		ret = open_backend(s, o ? o->backend : CGCOUNT_AUTO);
+		ret = open_backend(s, OPTS_GET(o, backend, CGCOUNT_AUTO));
 	return ret;
 }
 
-struct cgcount *cgcount_open(const char *events, const struct cgcount_opts *opts,
-			     char *err, size_t err_len)
+struct cgcount *cgcount_open(const char *events, const struct cgcount_opts *opts)
 {
-	struct cgcount *s = calloc(1, sizeof(*s));
-	int ret;
+	struct cgcount *s;
+	int ret = cgc_opts_valid(opts, opts ? opts->sz : 0, sizeof(*opts), "cgcount_opts");
 
+	if (ret) {
+		errno = -ret;
+		return NULL;
+	}
+	s = calloc(1, sizeof(*s));
 	if (!s) {
-		snprintf(err, err_len, "out of memory");
+		cgc_err(ENOMEM, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	if (opts && opts->sz < sizeof(*opts))
-		ret = cgc_err(EINVAL, "cgcount_opts.sz must be sizeof(struct cgcount_opts)");
-	else
-		ret = session_init(s, events, opts);
+	ret = session_init(s, events, opts);
 	if (ret) {
-		if (err && err_len)
-			snprintf(err, err_len, "%s", cgcount_errmsg(s));
 		s->ops = NULL;
 		cgcount_close(s);
+		errno = -ret;
 		return NULL;
 	}
 	return s;
@@ -531,6 +631,7 @@ void cgcount_close(struct cgcount *s)
 		s->ops->close(s);
 	free(s->cgroups);
 	free(s->cpus);
+	cgc_free_events(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -1,10 +1,10 @@
 # lib/cgcount/cgcount.mk - libcgcount (lib/cgcount/cgcount.h): one C API over
-# the cgroup counting backends (classic cgroup events, the shared-event
+# the cgroup counting backends (per-cgroup perf events, the shared-event
 # ioctls, BPF rstat); tools/ and tests/cgcount/ build on it.
 #
-#   $(CGC_LIB_A)         build/cgcount/libcgcount.a     } libperf, libapi, libbpf
-#   $(CGC_LIB_SO)        build/cgcount/libcgcount.so.0  } and cgrstat inside; only
-#                                                       } cgcount_* is exported
+#   $(CGC_LIB_A)         build/cgcount/libcgcount.a        } libperf, libapi, libbpf,
+#   $(CGC_LIB_SO)        build/cgcount/libcgcount.so.X.Y.Z } cgrstat and cgutil inside;
+#                        (soname libcgcount.so.X)          } libcgcount.map exports
 #   $(CGC_ASAN_OBJS)     the library's objects with ASan + UBSan ($(CGC_ASAN_LIBS)
 #                        to link a program against them)
 #
@@ -16,18 +16,23 @@
 # cgrstat from lib/cgrstat/cgrstat.mk.
 CGC_DIR     := lib/cgcount
 CGC_OUT     := $(BUILD)/cgcount
-CGC_VERSION := 0.1.0
-CGC_SONAME  := libcgcount.so.0
+# x.y.z from CGCOUNT_{MAJOR,MINOR,PATCH}_VERSION in the header: one source
+CGC_VERSION := $(shell awk '/^\#define CGCOUNT_(MAJOR|MINOR|PATCH)_VERSION/ \
+		{ printf "%s%s", sep, $$3; sep = "." }' $(CGC_DIR)/cgcount.h)
+CGC_SONAME  := libcgcount.so.$(firstword $(subst ., ,$(CGC_VERSION)))
+CGC_REALNAME := libcgcount.so.$(CGC_VERSION)
+CGC_MAP     := $(CGC_DIR)/libcgcount.map
 CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
-CGC_LIB_SO  := $(CGC_OUT)/$(CGC_SONAME)
+CGC_LIB_SO  := $(CGC_OUT)/$(CGC_REALNAME)
 CGC_PC      := $(CGC_OUT)/cgcount.pc
-CGC_NAMES   := cgcount cgtree events backend_classic backend_shared backend_rstat
-CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h
+CGC_NAMES   := cgcount cgtree events backend_events backend_shared backend_rstat
+CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h
 CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
 CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a
-CGC_LDLIBS  := -lelf -lz -lpthread
-CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
-CGC_CFLAGS  := $(CFLAGS_USER) -fPIC $(CGC_INC)
+CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
+CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
+# hidden by default: only what cgcount.h marks CGCOUNT_API is exported
+CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)
 CGC_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 PREFIX      ?= /usr/local
 
@@ -51,18 +56,30 @@ $(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_
 
 CGC_OBJS := $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES)) $(CGC_OUT)/pic/cgrstat.o
 
-# One relocatable object with everything it needs; all but cgcount_* local.
-$(CGC_OUT)/cgcount-all.o: $(CGC_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
-	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
-	objcopy --wildcard --keep-global-symbol='cgcount_*' $@.tmp $@
+# The static library: one relocatable object with everything it needs. An
+# archive has no version script, so the symbols the script does not export
+# (ours and the bundled libbpf/libperf/libapi ones, which would clash with a
+# program's own libbpf) are made local with the script's own list.
+$(CGC_OUT)/cgcount.syms: $(CGC_MAP)
+	@mkdir -p $(@D)
+	sed -n 's/^[[:space:]]*\(cgcount_[a-z_]*\);$$/\1/p' $< > $@
+
+$(CGC_OUT)/cgcount-all.o: $(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) \
+		$(CGC_OUT)/cgcount.syms
+	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
+	objcopy --keep-global-symbols=$(CGC_OUT)/cgcount.syms $@.tmp $@
 	@rm -f $@.tmp
 
 $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(CGC_LIB_SO): $(CGC_OUT)/cgcount-all.o
-	$(CC) -shared -Wl,-soname,$(CGC_SONAME) -Wl,-z,defs -o $@ $^ $(CGC_LDLIBS)
+# The shared library: exports what the version script lists (CGCOUNT_x.y.z
+# nodes, as libbpf.map), soname libcgcount.so.MAJOR.
+$(CGC_LIB_SO): $(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_MAP)
+	$(CC) -shared -Wl,-soname,$(CGC_SONAME) -Wl,--version-script=$(CGC_MAP) -Wl,-z,defs \
+		-o $@ $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
+	@ln -sf $(CGC_REALNAME) $(CGC_OUT)/$(CGC_SONAME)
 	@ln -sf $(CGC_SONAME) $(CGC_OUT)/libcgcount.so
 
 $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
@@ -80,8 +97,10 @@ $(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
 
-CGC_ASAN_OBJS := $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGC_OUT)/asan/cgrstat.o
-CGC_ASAN_LIBS := $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
+# (recursive: lib/cgutil/cgutil.mk may be read after this fragment)
+CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGC_OUT)/asan/cgrstat.o \
+	$(CGUTIL_ASAN_LIB)
+CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 
 .PHONY: cgcount cgcount-install install
 cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $$(CGC_TOOL_BINS)
@@ -91,6 +110,7 @@ cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
 	install -m 644 $(CGC_DIR)/cgcount.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(CGC_LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CGC_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(CGC_REALNAME) $(DESTDIR)$(PREFIX)/lib/$(CGC_SONAME)
 	ln -sf $(CGC_SONAME) $(DESTDIR)$(PREFIX)/lib/libcgcount.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
 		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in \

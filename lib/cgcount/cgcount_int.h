@@ -1,30 +1,33 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /* cgcount internals: the session, the cgroup set, the backend operations. */
 #ifndef CGCOUNT_INT_H
 #define CGCOUNT_INT_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
 #include "cgcount.h"
 
 #define CGC_PATH_MAX 4096
+#define CGC_MSG_LEN 1024
+/* events per session: cgrstat's limit; the other backends take any number */
+#define CGC_MAX_EVENTS 8
 
 struct cgc_event {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
+	char *name;			/* as given, e.g. "cpu-clock" */
+	struct perf_event_attr attr;	/* read_format set when opened */
 };
 
 /* One counted cgroup. */
 struct cgc_cgroup {
 	uint64_t id;
 	char *path;			/* relative to the root, leading '/' */
-	int *fds;			/* classic: [event][cpu] */
-	struct cgcount_value base[CGCOUNT_MAX_EVENTS];	/* rstat: at add */
-	struct cgcount_value acc[CGCOUNT_MAX_EVENTS];	/* scratch for reads */
-	struct cgcount_value last[CGCOUNT_MAX_EVENTS];	/* rstat: last reading */
+	int *fds;			/* events: [event][cpu] */
+	struct cgcount_value base[CGC_MAX_EVENTS];	/* rstat: at add */
+	struct cgcount_value acc[CGC_MAX_EVENTS];	/* scratch for reads */
+	struct cgcount_value last[CGC_MAX_EVENTS];	/* rstat: last reading */
 	int seen;					/* rstat: in this read */
 };
 
@@ -48,26 +51,47 @@ struct cgcount {
 	const struct cgc_backend_ops *ops;
 	char root[CGC_PATH_MAX];
 	int nr_events;
-	struct cgc_event events[CGCOUNT_MAX_EVENTS];
+	struct cgc_event events[CGC_MAX_EVENTS];
 	int nr_cpus;
 	int *cpus;			/* online cpus, from a libperf cpu map */
 	struct cgc_cgroup **cgroups;	/* sorted by id */
 	size_t nr_cgroups, cap_cgroups;
 	int *shared_fds;		/* shared: [event][cpu] */
+	uint64_t *rc_buf;		/* shared: the READ_CGROUPS buffer */
+	size_t rc_size;			/* its size in bytes */
 	void *rstat;			/* rstat: struct cgrstat * */
+	size_t max_cgroups;		/* rstat: cgcount_opts.max_cgroups */
 };
 
-extern const struct cgc_backend_ops cgc_classic_ops;
+/*
+ * sz-versioned options, as libbpf's OPTS_VALID/OPTS_GET (libbpf_internal.h):
+ * a field the caller's (older, smaller) struct does not have reads as the
+ * fallback; non-zero bytes past the fields this library knows are refused.
+ */
+#define cgc_offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+#define OPTS_HAS(opts, field) \
+	((opts) && (opts)->sz >= cgc_offsetofend(typeof(*(opts)), field))
+#define OPTS_GET(opts, field, fallback) (OPTS_HAS(opts, field) ? (opts)->field : (fallback))
+/* 0, -EINVAL (sz too small to be a size), -E2BIG (unknown non-zero tail) */
+int cgc_opts_valid(const void *opts, size_t user_sz, size_t known_sz, const char *type);
+
+extern const struct cgc_backend_ops cgc_events_ops;
 extern const struct cgc_backend_ops cgc_shared_ops;
 extern const struct cgc_backend_ops cgc_rstat_ops;
 
-/* errors: set the thread's message, return -err */
+/* messages through the print callback (cgcount_set_print()) */
+void cgc_print(enum cgcount_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* errors: print the message (CGCOUNT_WARN), set errno, return -err */
 int cgc_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* while on (nested), cgc_err prints at CGCOUNT_DEBUG: auto's probes */
+void cgc_probing(int on);
 /* an error from perf_event_open, with what to do about it */
 int cgc_perf_open_err(int err, const char *what);
 
 /* events */
 int cgc_parse_events(struct cgcount *s, const char *list);
+void cgc_free_events(struct cgcount *s);
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags);
 /* 1 if the kernel has PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not */
 int cgc_kernel_has_shared(void);

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* cgcount: the cgroup v2 tree: mount point, paths, ids, regex walks. */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -9,41 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
-
-#define CGROUP2_MAGIC 0x63677270
-#define DEFAULT_ROOT "/sys/fs/cgroup"
-
-/* Without /proc/self/mounts (e.g. not readable): the usual mount point. */
-static int default_root(char *root, size_t len)
-{
-	struct statfs fs;
-
-	if (statfs(DEFAULT_ROOT, &fs) || fs.f_type != CGROUP2_MAGIC)
-		return cgc_err(ENOENT, "cannot read /proc/self/mounts and %s is not cgroup2: "
-			       "pass cgcount_opts.cgroup_root", DEFAULT_ROOT);
-	snprintf(root, len, "%s", DEFAULT_ROOT);
-	return 0;
-}
+#include "cgutil.h"
 
 int cgc_find_root(char *root, size_t len)
 {
-	char dev[64], dir[CGC_PATH_MAX], type[64];
-	FILE *f = fopen("/proc/self/mounts", "re");
-	int found = 0;
+	int ret = cgutil_cgroup2_root(root, len);
 
-	if (!f)
-		return default_root(root, len);
-	while (!found && fscanf(f, "%63s %4095s %63s %*[^\n]\n", dev, dir, type) == 3)
-		found = !strcmp(type, "cgroup2");
-	fclose(f);
-	if (!found)
+	if (ret == -ENOENT)
 		return cgc_err(ENOENT, "no cgroup2 file system mounted: mount -t cgroup2 none "
 			       "/sys/fs/cgroup, or pass cgcount_opts.cgroup_root");
-	snprintf(root, len, "%s", dir);
+	if (ret)
+		return cgc_err(-ret, "the cgroup2 mount point: %s", strerror(-ret));
 	return 0;
 }
 
@@ -89,8 +68,9 @@ int cgc_resolve_path(const struct cgcount *s, const char *path, char *rel, size_
 		return cgc_err(ENOENT, "cgroup '%s' not found: no directory %s (give a path "
 			       "relative to the cgroup2 mount %s, or an absolute one)",
 			       path, full, s->root);
-	/* the cgroup v2 id is the kernfs node id, the directory's inode number */
-	*id = st.st_ino;
+	ret = cgutil_cgroup_id(full, id);
+	if (ret)
+		return cgc_err(-ret, "the cgroup id of %s: %s", full, strerror(-ret));
 	return 0;
 }
 
@@ -117,13 +97,13 @@ static int walk(struct cgcount *s, const char *rel, const char *full,
 {
 	char crel[CGC_PATH_MAX], cfull[CGC_PATH_MAX];
 	struct dirent *de;
-	struct stat st;
+	uint64_t id;
 	DIR *d;
 	int ret;
 
-	if (stat(full, &st))
+	if (cgutil_cgroup_id(full, &id))
 		return 0;	/* removed meanwhile */
-	ret = fn(s, rel, st.st_ino, arg);
+	ret = fn(s, rel, id, arg);
 	if (ret)
 		return ret;
 	d = opendir(full);

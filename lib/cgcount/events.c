@@ -1,51 +1,63 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* cgcount: event names, perf_event_open, error messages. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
+#include "cgutil.h"
 
-static __thread char errmsg[CGCOUNT_ERR_LEN];
-
-static const struct cgc_event known_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-};
-
-#define NR_KNOWN (sizeof(known_events) / sizeof(known_events[0]))
-
-const char *cgcount_errmsg(const struct cgcount *s)
+static int default_print(enum cgcount_print_level level, const char *fmt, va_list ap)
 {
-	(void)s;
-	return errmsg;
+	if (level == CGCOUNT_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static cgcount_print_fn_t print_fn = default_print;
+static __thread int probing;
+
+cgcount_print_fn_t cgcount_set_print(cgcount_print_fn_t fn)
+{
+	return __atomic_exchange_n(&print_fn, fn, __ATOMIC_SEQ_CST);
+}
+
+void cgc_print(enum cgcount_print_level level, const char *fmt, ...)
+{
+	cgcount_print_fn_t fn = __atomic_load_n(&print_fn, __ATOMIC_SEQ_CST);
+	int saved = errno;
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	fn(level, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+void cgc_probing(int on)
+{
+	probing += on ? 1 : -1;
 }
 
 int cgc_err(int err, const char *fmt, ...)
 {
+	char msg[CGC_MSG_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	cgc_print(probing ? CGCOUNT_DEBUG : CGCOUNT_WARN, "libcgcount: %s\n", msg);
+	errno = err;
 	return -err;
 }
 
@@ -72,71 +84,92 @@ int cgc_perf_open_err(int err, const char *what)
 	}
 }
 
-static const struct cgc_event *find_event(const char *name, size_t len)
+static int bad_event(int err, const char *name, size_t len)
 {
-	size_t i;
+	char known[512];
 
-	for (i = 0; i < NR_KNOWN; i++) {
-		if (strlen(known_events[i].name) == len &&
-		    !strncmp(known_events[i].name, name, len))
-			return &known_events[i];
-	}
-	return NULL;
+	if (err != ENOENT)
+		return cgc_err(EINVAL, "event '%.*s': %s (a modifier is :u, :k or :h; a PMU's "
+			       "terms are listed in /sys/bus/event_source/devices/PMU/format)",
+			       (int)len, name, err == ERANGE ? "a value is wider than its field" :
+			       "malformed");
+	cgutil_event_names(known, sizeof(known));
+	return cgc_err(EINVAL, "unknown event '%.*s': give one of %s, a PMU event as perf "
+		       "takes it (cpu/event=0x3c/), a raw rNNNN, or a libpfm4 name "
+		       "(showevtinfo lists them)", (int)len, name, known);
 }
 
-static int unknown_event(const char *name, size_t len)
+static int add_event(struct cgcount *s, const char *str, size_t len)
 {
-	char known[512] = "";
-	size_t i;
+	struct cgc_event *ev = &s->events[s->nr_events];
+	int ret;
 
-	for (i = 0; i < NR_KNOWN; i++) {
-		strncat(known, " ", sizeof(known) - strlen(known) - 1);
-		strncat(known, known_events[i].name, sizeof(known) - strlen(known) - 1);
-	}
-	return cgc_err(EINVAL, "unknown event '%.*s'; known events:%s", (int)len, name, known);
+	if (s->nr_events == CGC_MAX_EVENTS)
+		return cgc_err(E2BIG, "more than %d events: open a second session",
+			       CGC_MAX_EVENTS);
+	ret = cgutil_parse_event(str, len, &ev->attr);
+	if (ret)
+		return bad_event(-ret, str, len);
+	ev->name = strndup(str, len);
+	if (!ev->name)
+		return cgc_err(ENOMEM, "out of memory");
+	s->nr_events++;
+	return 0;
+}
+
+/* The end of the event at @p: a comma outside a PMU's /terms/, or the end. */
+static const char *event_end(const char *p)
+{
+	int in_terms = 0;
+
+	for (; *p && (in_terms || *p != ','); p++)
+		in_terms ^= *p == '/';
+	return p;
 }
 
 int cgc_parse_events(struct cgcount *s, const char *list)
 {
 	const char *p = list, *end;
-	const struct cgc_event *ev;
-	size_t len;
+	int ret = 0;
 
 	s->nr_events = 0;
-	while (p && *p) {
-		end = strchrnul(p, ',');
-		len = end - p;
-		ev = find_event(p, len);
-		if (!ev)
-			return unknown_event(p, len);
-		if (s->nr_events == CGCOUNT_MAX_EVENTS)
-			return cgc_err(E2BIG, "more than %d events: open a second session",
-				       CGCOUNT_MAX_EVENTS);
-		s->events[s->nr_events++] = *ev;
+	while (!ret && p && *p) {
+		end = event_end(p);
+		ret = add_event(s, p, end - p);
 		p = *end ? end + 1 : end;
 	}
-	if (!s->nr_events)
+	if (!ret && !s->nr_events)
 		return cgc_err(EINVAL, "no event given (e.g. \"cpu-clock,context-switches\")");
-	return 0;
+	return ret;
+}
+
+void cgc_free_events(struct cgcount *s)
+{
+	int i;
+
+	for (i = 0; i < s->nr_events; i++)
+		free(s->events[i].name);
+	s->nr_events = 0;
 }
 
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags)
 {
-	struct perf_event_attr attr = {
-		.type = ev->type,
-		.size = sizeof(attr),
-		.config = ev->config,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+	struct perf_event_attr attr = ev->attr;
+	int fd;
+
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
 
 int cgc_kernel_has_shared(void)
 {
-	static const struct cgc_event clock = { "cpu-clock", PERF_TYPE_SOFTWARE,
-						PERF_COUNT_SW_CPU_CLOCK };
+	static const struct cgc_event clock = {
+		.name = "cpu-clock",
+		.attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(struct perf_event_attr),
+			  .config = PERF_COUNT_SW_CPU_CLOCK },
+	};
 	uint64_t buf[1] = { 0 };
 	int fd = cgc_perf_open(&clock, -1, sched_getcpu() < 0 ? 0 : sched_getcpu(), 0);
 	int ret;

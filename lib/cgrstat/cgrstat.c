@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -21,9 +23,14 @@
 #include "rstat_counters.skel.h"
 
 #define NAME_LEN 32
-#define DEFAULT_MAX_CGROUPS 32768
+/* Cgroups the maps hold by default: 4 times those present at open (room
+ * for the ones created until the next read forgets the removed ones), at
+ * least this many. */
+#define MIN_MAX_CGROUPS 4096
+#define MAX_CGROUPS_PER_PRESENT 4
 #define DEFAULT_MAX_RECORDS 16384
 #define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
+#define MAX_LEVELS 32		/* CGRSTAT_MAX_LEVELS of the BPF program */
 
 struct event_desc {
 	const char *name;
@@ -63,6 +70,7 @@ struct cgrstat {
 	size_t records_len;
 	char root[PATH_MAX];
 	char err[512];
+	char warning[256];
 };
 
 static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
@@ -178,16 +186,31 @@ int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id)
 	return 0;
 }
 
-static bool kernel_has_func(const char *name)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool found = btf && btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
+/* What the running kernel offers, from its BTF and version. */
+struct kernel_features {
+	bool css_rstat;		/* 6.16+: css_rstat_updated/flush */
+	bool trusted_args;	/* 7.0+: kfuncs take trusted arguments only */
+	bool move_hook;		/* css_set_move_task is not inlined */
+};
 
-	btf__free(btf);
-	return found;
+static bool btf_has_func(const struct btf *btf, const char *name)
+{
+	return btf__find_by_name_kind(btf, name, BTF_KIND_FUNC) >= 0;
 }
 
-static int check_kernel(struct cgrstat *s, const char *hook)
+/* From 7.0 on every kfunc takes trusted arguments (KF_TRUSTED_ARGS became
+ * the default); no BTF type tells, the version does. */
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static int check_kernel(struct cgrstat *s, const char *hook, struct kernel_features *kf)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	int ret = 0;
@@ -195,15 +218,19 @@ static int check_kernel(struct cgrstat *s, const char *hook)
 	if (!btf)
 		return S_ERR(s, ENOTSUP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
 			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
-	if (btf__find_by_name_kind(btf, hook, BTF_KIND_FUNC) < 0)
+	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
+	kf->trusted_args = kernel_at_least(7, 0);
+	kf->move_hook = btf_has_func(btf, "css_set_move_task");
+	if (!btf_has_func(btf, hook))
 		ret = S_ERR(s, ENOENT, "kernel lacks the rstat hook: no function '%s' in its BTF "
 			    "(needs Linux 6.1+ with BPF rstat support)", hook);
-	else if (btf__find_by_name_kind(btf, "cgroup_rstat_updated", BTF_KIND_FUNC) < 0 &&
-		 btf__find_by_name_kind(btf, "css_rstat_updated", BTF_KIND_FUNC) < 0)
+	else if (!kf->css_rstat && !btf_has_func(btf, "cgroup_rstat_updated"))
 		ret = S_ERR(s, ENOENT, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
 			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
-	else if (btf__find_by_name_kind(btf, "bpf_iter_cgroup", BTF_KIND_FUNC) < 0 &&
-		 btf__find_by_name_kind(btf, "bpf_iter_cgroup", BTF_KIND_FUNC_PROTO) < 0 &&
+	else if (kf->trusted_args && !btf_has_func(btf, "bpf_cgroup_acquire"))
+		ret = S_ERR(s, ENOENT, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
+			    "trusted-argument rules need");
+	else if (!btf_has_func(btf, "bpf_iter_cgroup") &&
 		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
 		ret = S_ERR(s, ENOENT, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
 	btf__free(btf);
@@ -293,23 +320,56 @@ static int map_records(struct cgrstat *s)
 	return 0;
 }
 
-static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
-{
-	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups : DEFAULT_MAX_CGROUPS;
-	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
-	struct rstat_counters *skel;
-	int i, err;
+static size_t nr_cgroups_seen;
 
-	s->max_records = opts && opts->max_records ? opts->max_records : DEFAULT_MAX_RECORDS;
-	err = check_kernel(s, hook);
-	if (err)
-		return err;
+static int count_cgroup(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)st;
+	(void)ftw;
+	if (type == FTW_D)
+		nr_cgroups_seen++;
+	return 0;
+}
+
+/* Default size of the cgroup maps, from the cgroups present now. */
+static uint32_t default_max_cgroups(const struct cgrstat *s)
+{
+	size_t n;
+
+	nr_cgroups_seen = 0;
+	nftw(s->root, count_cgroup, 32, FTW_PHYS | FTW_MOUNT);
+	n = nr_cgroups_seen * MAX_CGROUPS_PER_PRESENT;
+	return n < MIN_MAX_CGROUPS ? MIN_MAX_CGROUPS : n > UINT32_MAX / 2 ? UINT32_MAX / 2 : n;
+}
+
+/* Bytes per (cgroup, cpu) slot and per cgroup total for @nr_events events
+ * (the layouts of struct cgrp_cpu_slot and struct cgrp_total). */
+static uint32_t slot_bytes(int nr_events)
+{
+	return 8 + nr_events * 2 * sizeof(struct cgrstat_value);
+}
+
+static uint32_t total_bytes(int nr_events)
+{
+	return nr_events * 2 * sizeof(struct cgrstat_value);
+}
+
+/* Open the BPF object and size it for this session and kernel. */
+static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool with_move_hook,
+		    uint32_t max_cgroups, const char *hook)
+{
+	struct rstat_counters *skel;
+	int i;
+
 	skel = rstat_counters__open();
 	if (!skel)
 		return S_ERR(s, errno, "cannot open the BPF object: %s", strerror(errno));
 	s->skel = skel;
 	skel->rodata->nr_cpus = s->nr_cpus;
 	skel->rodata->nr_events = s->nr_events;
+	skel->rodata->have_css_rstat = kf->css_rstat;
+	skel->rodata->kfunc_args_trusted = kf->trusted_args;
 	for (i = 0; i < s->nr_events; i++) {
 		const struct event_desc *ev = s->events[i];
 
@@ -319,28 +379,73 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 		     ev->config == PERF_COUNT_SW_CGROUP_SWITCHES))
 			skel->rodata->switch_events |= 1U << i;
 	}
-	if (!kernel_has_func("css_set_move_task"))
-		bpf_program__set_autoload(skel->progs.cgrstat_migrate, false);
+	bpf_program__set_autoload(skel->progs.cgrstat_migrate, with_move_hook);
 	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
-	bpf_map__set_max_entries(skel->maps.synced_cgroup, s->nr_cpus);
+	bpf_map__set_max_entries(skel->maps.read_seqs, s->nr_cpus);
+	bpf_map__set_max_entries(skel->maps.overlay, s->nr_cpus * MAX_LEVELS);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
+	/* only the events in use: struct cgrp_cpu_slot and cgrp_total */
+	bpf_map__set_value_size(skel->maps.cgrp_slots, slot_bytes(s->nr_events));
+	bpf_map__set_value_size(skel->maps.cgrp_totals, total_bytes(s->nr_events));
+	bpf_map__set_max_entries(skel->maps.dead_cgroups, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.records, s->max_records);
 	bpf_program__set_attach_target(skel->progs.cgrstat_flush, 0, hook);
-	err = rstat_counters__load(skel);
+	return 0;
+}
+
+static int load_error(struct cgrstat *s, int err, const char *hook)
+{
+	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
+		return S_ERR(s, err, "no permission to load BPF programs: run as root "
+			     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
+	if (err == -EPERM)
+		return S_ERR(s, err, "the kernel refused to load the tracing programs although "
+			     "we are root (kernel lockdown or a security module forbids "
+			     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
+	return S_ERR(s, err, "the kernel refused the BPF programs: %s "
+		     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
+}
+
+/*
+ * The migration hook is optional: when the kernel inlined
+ * css_set_move_task or refuses the program, load without it and say what
+ * is lost.
+ */
+static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
+{
+	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups :
+			       default_max_cgroups(s);
+	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
+	struct kernel_features kf = { 0 };
+	bool move_hook;
+	int err;
+
+	s->max_records = opts && opts->max_records ? opts->max_records : DEFAULT_MAX_RECORDS;
+	err = check_kernel(s, hook, &kf);
+	if (err)
+		return err;
+	move_hook = kf.move_hook && !getenv("CGRSTAT_NO_MOVE_HOOK");
+	for (;;) {
+		err = open_bpf(s, &kf, move_hook, max_cgroups, hook);
+		if (!err)
+			err = rstat_counters__load(s->skel);
+		if (!err || !move_hook)
+			break;
+		rstat_counters__destroy(s->skel);
+		s->skel = NULL;
+		move_hook = false;
+	}
 	if (!err)
 		err = map_records(s);
-	if (err) {
-		if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
-			return S_ERR(s, err, "no permission to load BPF programs: run as root "
-				     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
-		if (err == -EPERM)
-			return S_ERR(s, err, "the kernel refused to load the tracing programs although "
-				     "we are root (kernel lockdown or a security module forbids "
-				     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
-		return S_ERR(s, err, "the kernel refused the BPF programs: %s "
-			     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
-	}
+	if (err)
+		return load_error(s, err, hook);
+	if (!move_hook)
+		snprintf(s->warning, sizeof(s->warning), "no hook on css_set_move_task (%s): a "
+			 "running task that moves itself to another cgroup is charged to the new "
+			 "one from its last context switch",
+			 kf.move_hook ? "the kernel refused the program" :
+			 "inlined in this kernel");
 	return 0;
 }
 
@@ -422,6 +527,11 @@ void cgrstat_close(struct cgrstat *s)
 const char *cgrstat_errmsg(const struct cgrstat *s)
 {
 	return s->err;
+}
+
+const char *cgrstat_warning(const struct cgrstat *s)
+{
+	return s->warning[0] ? s->warning : NULL;
 }
 
 int cgrstat_nr_events(const struct cgrstat *s)
@@ -645,27 +755,55 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 	}
 }
 
-/* cpu_readings is per-cpu: sum the cpus' "charged" counters */
-static uint64_t charged_switches(const struct cgrstat *s)
+/* Sum a one-entry per-cpu array over the cpus, as u64 words. */
+static int sum_percpu(const struct cgrstat *s, const struct bpf_map *map, uint64_t *sum,
+		      size_t words)
 {
-	size_t one = bpf_map__value_size(s->skel->maps.cpu_readings);
-	uint64_t sum = 0;
+	size_t one = bpf_map__value_size(map), w;
 	__u32 key = 0;
 	char *buf;
-	int cpu;
+	int cpu, ret;
 
+	memset(sum, 0, words * sizeof(*sum));
+	if (words * sizeof(*sum) > one)
+		return -EINVAL;
 	buf = calloc(s->nr_cpus, one);
 	if (!buf)
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.cpu_readings), &key, buf))
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		return -ENOMEM;
+	ret = bpf_map_lookup_elem(bpf_map__fd(map), &key, buf) ? -errno : 0;
+	for (cpu = 0; !ret && cpu < s->nr_cpus; cpu++)
+		for (w = 0; w < words; w++) {
 			uint64_t v;
 
-			memcpy(&v, buf + cpu * one + one - sizeof(v), sizeof(v));
-			sum += v;
+			memcpy(&v, buf + cpu * one + w * sizeof(v), sizeof(v));
+			sum[w] += v;
 		}
 	free(buf);
-	return sum;
+	return ret;
+}
+
+/* struct cpu_reading: last[] then seq, two per charge */
+static uint64_t charged_switches(const struct cgrstat *s)
+{
+	uint64_t words[CGRSTAT_MAX_EVENTS * 3 + 1];
+
+	if (sum_percpu(s, s->skel->maps.cpu_readings, words, CGRSTAT_MAX_EVENTS * 3 + 1))
+		return 0;
+	return words[CGRSTAT_MAX_EVENTS * 3] / 2;
+}
+
+/* struct cgrstat_overflow: values[], slot_charges, total_losses */
+static void overflow_stats(const struct cgrstat *s, struct cgrstat_stats *st)
+{
+	uint64_t words[CGRSTAT_MAX_EVENTS * 3 + 2];
+	int i;
+
+	if (sum_percpu(s, s->skel->maps.overflow, words, CGRSTAT_MAX_EVENTS * 3 + 2))
+		return;
+	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
+		st->unattributed[i] = words[i * 3];
+	st->unattributed_charges = words[CGRSTAT_MAX_EVENTS * 3];
+	st->lost_flushes = words[CGRSTAT_MAX_EVENTS * 3 + 1];
 }
 
 static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint64_t *ns)
@@ -680,13 +818,55 @@ static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint6
 	*ns = info.run_time_ns;
 }
 
+/* Entries of a hash map (one key walk: diagnostics only). */
+static uint64_t map_entries(const struct bpf_map *map)
+{
+	__u64 key, next, *prev = NULL;
+	uint64_t n = 0;
+	int fd = bpf_map__fd(map);
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
+	memset(st, 0, sizeof(*st));
+	st->slot_entries = map_entries(s->skel->maps.cgrp_slots);
+	st->total_entries = map_entries(s->skel->maps.cgrp_totals);
+	st->max_cgroups = bpf_map__max_entries(s->skel->maps.cgrp_totals);
 	st->switches = charged_switches(s);
 	st->read_errors = s->skel->bss->nr_collect_errors;
-	st->slots_full = s->skel->bss->nr_slot_full;
 	st->flush_calls = s->skel->bss->nr_flush_calls;
 	st->forgotten = s->skel->bss->nr_gc;
+	st->dead_lost = s->skel->bss->nr_dead_lost;
+	st->reflushes = s->skel->bss->nr_reflush;
+	overflow_stats(s, st);
+	st->slots_full = st->unattributed_charges + st->lost_flushes;
 	prog_run_stats(s->skel->progs.cgrstat_switch, &st->collector_runs, &st->collector_ns);
 	prog_run_stats(s->skel->progs.cgrstat_flush, &st->flusher_runs, &st->flusher_ns);
+}
+
+int cgrstat_check_overflow(struct cgrstat *s)
+{
+	struct cgrstat_stats st;
+	char vals[256] = "";
+	size_t len = 0;
+	int i;
+
+	cgrstat_get_stats(s, &st);
+	if (!st.unattributed_charges && !st.lost_flushes && !st.dead_lost)
+		return 0;
+	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
+		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
+				s->events[i]->name, (unsigned long long)st.unattributed[i]);
+	return S_ERR(s, ENOSPC, "cgroup maps full: %llu charges found no cgroup slot and %llu "
+		     "flushes no total, %llu released cgroups were not tracked; counts "
+		     "not attributed to any cgroup: %s (raise cgrstat_opts.max_cgroups)",
+		     (unsigned long long)st.unattributed_charges,
+		     (unsigned long long)st.lost_flushes, (unsigned long long)st.dead_lost, vals);
 }

@@ -45,8 +45,10 @@ struct cgrstat_record {
 
 struct cgrstat_opts {
 	size_t sz;			/* sizeof(struct cgrstat_opts) */
-	uint32_t max_cgroups;		/* cgroups tracked at once (0: 32768); preallocated:
-					 * max_cgroups * 384 B * (possible cpus + 1) */
+	uint32_t max_cgroups;		/* cgroups tracked at once (0: 4 x those present
+					 * at open, at least 4096); preallocated, per
+					 * cgroup: (8 + 48 B x events) per possible cpu
+					 * + 48 B x events */
 	uint32_t max_records;		/* records per read (0: 16384) */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
@@ -59,6 +61,9 @@ struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts
 			     char *err, size_t err_len);
 void cgrstat_close(struct cgrstat *s);
 const char *cgrstat_errmsg(const struct cgrstat *s);
+/* What this kernel cannot do that the session would have liked (NULL: none),
+ * e.g. no hook for a task moving itself between cgroups. */
+const char *cgrstat_warning(const struct cgrstat *s);
 
 int cgrstat_nr_events(const struct cgrstat *s);
 const char *cgrstat_event_name(const struct cgrstat *s, int idx);
@@ -88,13 +93,27 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 struct cgrstat_stats {
 	uint64_t switches;
 	uint64_t read_errors;
-	uint64_t slots_full;	/* updates lost: max_cgroups too small */
+	uint64_t slots_full;	/* unattributed_charges + lost_flushes */
 	uint64_t flush_calls;
 	uint64_t forgotten;	/* entries of released cgroups deleted */
+	uint64_t reflushes;	/* reads that flushed twice (a switch raced the flush) */
+	uint64_t slot_entries;	/* cgroups with per-cpu slots now */
+	uint64_t total_entries;	/* cgroups with totals now */
+	uint64_t max_cgroups;	/* room for that many in each map */
+	/* The overflow entry: counts charged to no cgroup because a map was
+	 * full (never to another cgroup).  Non-zero is an error: see
+	 * cgrstat_check_overflow(). */
+	uint64_t unattributed_charges;	/* charges that found no cgroup slot */
+	uint64_t lost_flushes;		/* flushes whose cgroup or parent had no total */
+	uint64_t dead_lost;		/* released cgroups whose entries stay (map full) */
+	uint64_t unattributed[CGRSTAT_MAX_EVENTS];	/* their counts, per event */
 	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */
 	uint64_t collector_runs, collector_ns;
 	uint64_t flusher_runs, flusher_ns;
 };
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
+/* 0, or -ENOSPC when counts went to the overflow entry; cgrstat_errmsg()
+ * then says how many, per event. */
+int cgrstat_check_overflow(struct cgrstat *s);
 
 #endif

@@ -13,6 +13,8 @@ CGRSTAT_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(CGRSTAT_DIR)
 CGRSTAT_LDLIBS := $(CGRSTAT_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS)
 
 $(eval $(call BPF_SKEL_RULES,$(CGRSTAT_DIR),$(CGRSTAT_OUT)))
+# v3: atomic exchange (the slot's "marked" flag), kernel 5.12+
+$(CGRSTAT_OUT)/rstat_counters.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 $(CGRSTAT_OUT)/cgrstat.o: $(CGRSTAT_DIR)/cgrstat.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_SKEL) \
 		$(LIBBPF_HDRS_STAMP)

@@ -6,19 +6,28 @@
  * collector  tp_btf/sched_switch: when the cgroup changes on a cpu, read the
  *            cpu's counters and add the delta since the cpu's previous
  *            reading to the OUTGOING cgroup's per-cpu slot, then tell rstat
- *            that (cgroup, cpu) changed.  O(1): no ancestor walk.
+ *            that (cgroup, cpu) changed (once until the next flush).  O(1):
+ *            no ancestor walk.
  * flusher    fentry/bpf_rstat_flush: rstat calls it for every updated
  *            (cgroup, cpu), children before parents; fold the cpu's new
  *            counts plus what the children passed up into the cgroup's
  *            total, and pass the same amount to the parent's pending.
+ * sync       raw_tp, run by the reader on every cpu (an IPI): note what the
+ *            cpu counted since its last charge and the ancestry of the
+ *            cgroup running there.  It charges nothing and marks nothing.
  * readers    iter.s/cgroup: flush the walk's first cgroup (its whole
- *            subtree), then for every cgroup visited either print
- *            "name value" lines (dump_text) or store a binary record in the
- *            records map (dump_records, one read for any number of cgroups).
+ *            subtree), add the cpus' noted tails on top (the overlay), then
+ *            for every cgroup visited either print "name value" lines
+ *            (dump_text) or store a binary record in the records map
+ *            (dump_records, one read for any number of cgroups).
  *
- * Self-contained: only vmlinux.h and libbpf's headers.  Runs on 6.1+; the
- * rstat kfuncs were renamed in 6.16 (css_rstat_*): both are declared weak
- * and picked with bpf_ksym_exists().
+ * Every kernel from 6.1 on: the loader reads the running kernel's BTF and
+ * version and sets the read-only flags below before load, so the verifier
+ * drops the branches for the other kernels (bpf_ksym_exists() on kfuncs
+ * needs 6.4).  The rstat kfuncs are only ever called for the current cpu,
+ * with preemption off: from 6.17 css_rstat_updated() is a lock-free per-cpu
+ * list insert that must not be done for another cpu from a preemptible
+ * reader.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -30,6 +39,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define CGRSTAT_MAX_EVENTS 8
 #define CGRSTAT_MAX_CPUS 1024
+#define CGRSTAT_MAX_LEVELS 32
 #define CGRSTAT_NAME_LEN 32
 
 struct cgrstat_value {
@@ -46,23 +56,64 @@ struct cgrstat_record {
 	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
 };
 
-/* Per (cgroup, cpu): cumulative counts written by the collector on that cpu
- * only, and what the flusher already folded (flusher-owned). */
+/*
+ * Per (cgroup, cpu): cumulative counts written by the collector on that cpu
+ * only, and what the flusher already folded (flusher-owned).  The loader
+ * sizes the map's values to the events in use: 8 + 48 bytes per event.
+ */
+struct slot_event {
+	struct cgrstat_value state;
+	struct cgrstat_value flushed;
+};
+
 struct cgrp_cpu_slot {
-	struct cgrstat_value state[CGRSTAT_MAX_EVENTS];
-	struct cgrstat_value flushed[CGRSTAT_MAX_EVENTS];
+	__u64 marked;		/* rstat was told; cleared by the flusher */
+	struct slot_event ev[CGRSTAT_MAX_EVENTS];
 };
 
 /* Per cgroup: subtree total, and counts passed up by children not yet
- * folded.  Only touched under the rstat lock. */
+ * folded.  Only touched by the flusher, under the rstat lock.  Sized like
+ * the slots: 48 bytes per event. */
+struct total_event {
+	struct cgrstat_value total;
+	struct cgrstat_value pending;
+};
+
 struct cgrp_total {
-	struct cgrstat_value total[CGRSTAT_MAX_EVENTS];
-	struct cgrstat_value pending[CGRSTAT_MAX_EVENTS];
+	struct total_event ev[CGRSTAT_MAX_EVENTS];
 };
 
 struct cpu_reading {
 	struct cgrstat_value last[CGRSTAT_MAX_EVENTS];
-	__u64 charged;		/* switches charged on this cpu (statistics) */
+	/* charges on this cpu so far, times two; odd while one is under way
+	 * (the reader waits for even and re-flushes when it moved) */
+	__u64 seq;
+};
+
+/*
+ * What the cpu counted since its last charge, noted by cgrstat_sync, with
+ * the running cgroup's ancestry: ids[i] is the id of its ancestor i levels
+ * up (ids[0] its own).  Valid while the cpu's seq has not moved.
+ */
+struct cpu_tail {
+	__u64 seq;
+	__u32 level;
+	__u32 nr_ids;
+	__u64 ids[CGRSTAT_MAX_LEVELS];
+	struct cgrstat_value delta[CGRSTAT_MAX_EVENTS];
+};
+
+/* Sum of the cpus' tails below a cgroup (the readers' overlay) */
+struct cgrp_sum {
+	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
+};
+
+/* Counts that found no slot or total: reported as errors, never charged to
+ * another cgroup. */
+struct cgrstat_overflow {
+	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
+	__u64 slot_charges;	/* charges with no slot (cgroup map full) */
+	__u64 total_losses;	/* flushes whose cgroup or parent had no total */
 };
 
 /* Set by the loader before load. */
@@ -74,6 +125,11 @@ const volatile char event_names[CGRSTAT_MAX_EVENTS][CGRSTAT_NAME_LEN];
  * the sched_switch tracepoint, and charges it to the outgoing cgroup (as
  * perf stat -G does); we do the same by charging that +1 here. */
 const volatile __u32 switch_events;
+/* 6.16+: css_rstat_updated/flush; before: cgroup_rstat_updated/flush */
+const volatile bool have_css_rstat;
+/* 7.0+: every kfunc takes trusted arguments only, and a cgroup reached
+ * through task->cgroups is an RCU pointer: take a reference first */
+const volatile bool kfunc_args_trusted;
 
 /* key = event * nr_cpus + cpu, value = perf event fd (cpu-wide counter) */
 struct {
@@ -88,6 +144,20 @@ struct {
 	__type(key, __u32);
 	__type(value, struct cpu_reading);
 } cpu_readings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_tail);
+} cpu_tails SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cgrstat_overflow);
+} overflow SEC(".maps");
 
 /*
  * max_entries of the two cgroup maps are set by the loader.  Both are
@@ -110,6 +180,24 @@ struct {
 	__type(value, struct cgrp_total);
 } cgrp_totals SEC(".maps");
 
+/* The readers' overlay: cgroup id -> sum of the cpus' tails below it.
+ * Rebuilt by every read (readers hold cgroup_mutex).  Sized by the loader
+ * (nr_cpus * CGRSTAT_MAX_LEVELS). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct cgrp_sum);
+} overlay SEC(".maps");
+
+/* Each cpu's seq as the reader found it before flushing (sized nr_cpus). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} read_seqs SEC(".maps");
+
 /* Output of dump_records: records[0..nr_records), mmap()ed by user space */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -120,43 +208,34 @@ struct {
 } records SEC(".maps");
 
 /* Released cgroups, whose entries the next reader deletes (kernfs ids are
- * never reused).  Their counts already went to the parent by then. */
+ * never reused).  Their counts already went to the parent by then.  Sized
+ * by the loader like the cgroup maps: at most every tracked cgroup dies
+ * between two reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 32768);
 	__type(key, __u64);
 	__type(value, __u8);
 } dead_cgroups SEC(".maps");
-
-/*
- * Per cpu: the cgroup that cgrstat_sync last charged on that cpu outside a
- * cgroup switch, which the next reader marks updated before flushing
- * (the sync program cannot call the rstat kfuncs).  Sized by the loader.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} synced_cgroup SEC(".maps");
 
 __u32 nr_records;
 __u32 records_dropped;
 /* statistics for tests and diagnostics */
 __u64 nr_collect_errors;
-__u64 nr_slot_full;
 __u64 nr_flush_calls;
 __u64 nr_gc;
+__u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
+__u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
 
 /* 6.1 .. 6.15 */
 extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
 extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
-/* 6.2+: to mark the cgroups cgrstat_sync charged */
-extern struct cgroup *bpf_cgroup_from_id(__u64 cgid) __ksym __weak;
-extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 /* 6.16+ */
 extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
 extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
+/* 6.4+ with an RCU argument; used on 7.0+ only */
+extern struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym __weak;
+extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
 
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
@@ -170,20 +249,37 @@ static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *task)
 	return task->cgroups->dfl_cgrp;
 }
 
+static __always_inline void rstat_updated(struct cgroup *cgrp, int cpu)
+{
+	if (have_css_rstat)
+		css_rstat_updated(&cgrp->self, cpu);
+	else
+		cgroup_rstat_updated(cgrp, cpu);
+}
+
+/* Tell rstat that @cgrp changed on this cpu.  Callers run with preemption
+ * off (sched_switch, css_set_lock held). */
 static __always_inline void mark_updated(struct cgroup *cgrp, int cpu)
 {
-	if (bpf_ksym_exists(cgroup_rstat_updated))
-		cgroup_rstat_updated(cgrp, cpu);
-	else if (bpf_ksym_exists(css_rstat_updated))
-		css_rstat_updated(&cgrp->self, cpu);
+	struct cgroup *ref;
+
+	if (!kfunc_args_trusted) {
+		rstat_updated(cgrp, cpu);
+		return;
+	}
+	ref = bpf_cgroup_acquire(cgrp);
+	if (!ref)
+		return;	/* dying: its release flush runs without us */
+	rstat_updated(ref, cpu);
+	bpf_cgroup_release(ref);
 }
 
 static __always_inline void flush_subtree(struct cgroup *cgrp)
 {
-	if (bpf_ksym_exists(cgroup_rstat_flush))
-		cgroup_rstat_flush(cgrp);
-	else if (bpf_ksym_exists(css_rstat_flush))
+	if (have_css_rstat)
 		css_rstat_flush(&cgrp->self);
+	else
+		cgroup_rstat_flush(cgrp);
 }
 
 static struct cgrp_cpu_slot *get_slot(__u64 id)
@@ -195,11 +291,7 @@ static struct cgrp_cpu_slot *get_slot(__u64 id)
 	if (slot)
 		return slot;
 	/* percpu: creates a zeroed slot on every cpu */
-	if (bpf_map_update_elem(&cgrp_slots, &id, &zero, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&cgrp_slots, &id)) {
-		__sync_fetch_and_add(&nr_slot_full, 1);
-		return NULL;
-	}
+	bpf_map_update_elem(&cgrp_slots, &id, &zero, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&cgrp_slots, &id);
 }
 
@@ -212,28 +304,59 @@ static struct cgrp_total *get_total(__u64 id)
 	if (t)
 		return t;
 	bpf_map_update_elem(&cgrp_totals, &id, &zero, BPF_NOEXIST);
-	t = bpf_map_lookup_elem(&cgrp_totals, &id);
-	if (!t)
-		__sync_fetch_and_add(&nr_slot_full, 1);
-	return t;
+	return bpf_map_lookup_elem(&cgrp_totals, &id);
 }
 
-/* Charge what the cpu counted since its last reading to @cgrp.  At a context
- * switch (@at_switch), also the increment the switch is about to add to the
- * events in switch_events.  Returns the slot's cgroup id, 0 if nothing was
- * charged; the caller marks (cgroup, cpu) updated for rstat. */
-static __always_inline __u64 charge(struct cgroup *cgrp, __u32 cpu, bool at_switch)
+static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
 {
+	dst->counter += src->counter;
+	dst->enabled += src->enabled;
+	dst->running += src->running;
+}
+
+/* @d = @now - @last */
+static __always_inline void reading_delta(struct cgrstat_value *d,
+					  const struct bpf_perf_event_value *now,
+					  const struct cgrstat_value *last)
+{
+	d->counter = now->counter - last->counter;
+	d->enabled = now->enabled - last->enabled;
+	d->running = now->running - last->running;
+}
+
+static __always_inline struct cgrstat_overflow *this_cpu_overflow(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&overflow, &zero);
+}
+
+/*
+ * Charge what the cpu counted since its last reading to @cgrp, or to the
+ * overflow entry when @cgrp has no slot (the map is full): the cpu's
+ * reading always advances, so no cgroup is ever charged another's counts.
+ * At a context switch (@at_switch), also the increment the switch is about
+ * to add to the events in switch_events.  Returns the slot, NULL if the
+ * counts went to the overflow entry.
+ */
+static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 cpu,
+						    bool at_switch)
+{
+	struct cgrstat_value *dst, delta;
 	struct bpf_perf_event_value now;
+	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
 	struct cpu_reading *prev;
 	__u32 zero = 0, i;
 
 	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	if (!prev)
+		return NULL;
 	slot = get_slot(cgrp_id(cgrp));
-	if (!prev || !slot)
-		return 0;
-
+	ovf = slot ? NULL : this_cpu_overflow();
+	if (!slot && !ovf)
+		return NULL;
+	prev->seq++;		/* odd: a charge is under way */
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
 		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now))) {
 			__sync_fetch_and_add(&nr_collect_errors, 1);
@@ -241,42 +364,39 @@ static __always_inline __u64 charge(struct cgroup *cgrp, __u32 cpu, bool at_swit
 		}
 		if (at_switch && (switch_events & (1U << i)))
 			now.counter++;
-		slot->state[i].counter += now.counter - prev->last[i].counter;
-		slot->state[i].enabled += now.enabled - prev->last[i].enabled;
-		slot->state[i].running += now.running - prev->last[i].running;
+		reading_delta(&delta, &now, &prev->last[i]);
+		dst = slot ? &slot->ev[i].state : &ovf->values[i];
+		add_value(dst, &delta);
 		prev->last[i].counter = now.counter;
 		prev->last[i].enabled = now.enabled;
 		prev->last[i].running = now.running;
 	}
-	prev->charged++;
-	return cgrp_id(cgrp);
+	if (ovf)
+		ovf->slot_charges++;
+	return slot;
+}
+
+/* The end of a charge: rstat is told once per slot between two flushes.
+ * The exchange orders the slot's new counts before the test of "marked",
+ * against the flusher's exchange before it reads them. */
+static __always_inline void charge_done(struct cgroup *cgrp, struct cgrp_cpu_slot *slot,
+					__u32 cpu)
+{
+	struct cpu_reading *prev;
+	__u32 zero = 0;
+
+	if (slot && !__sync_lock_test_and_set(&slot->marked, 1))
+		mark_updated(cgrp, cpu);
+	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	if (prev)
+		__sync_fetch_and_add(&prev->seq, 1);	/* even again, after the mark */
 }
 
 static __always_inline void collect(struct cgroup *cgrp, __u32 cpu, bool at_switch)
 {
-	if (charge(cgrp, cpu, at_switch))
-		mark_updated(cgrp, cpu);
-}
+	struct cgrp_cpu_slot *slot = charge(cgrp, cpu, at_switch);
 
-/*
- * Run by the reader on every cpu (BPF_PROG_TEST_RUN with
- * BPF_F_TEST_RUN_ON_CPU, in an IPI, like bperf's trigger_read): charge what
- * the cpu counted since its last cgroup switch to the cgroup running there,
- * so that a read includes tasks that have been running since then.  The
- * reader marks the cgroup updated (see mark_synced) before it flushes.
- */
-SEC("raw_tp")
-int cgrstat_sync(void *ctx)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u64 id, *synced;
-
-	id = charge(task_dfl_cgroup(task), cpu, false);
-	synced = bpf_map_lookup_elem(&synced_cgroup, &cpu);
-	if (id && synced)
-		*synced = id;
-	return 0;
+	charge_done(cgrp, slot, cpu);
 }
 
 SEC("tp_btf/sched_switch")
@@ -295,30 +415,76 @@ int BPF_PROG(cgrstat_switch, bool preempt, struct task_struct *prev, struct task
  * cgroup.procs) changes the cpu's cgroup without a context switch: charge
  * what it ran so far to the cgroup it leaves.  (A task running on another
  * cpu while it is moved is charged to its new cgroup from its last switch.)
- * Optional: the loader disables it if the kernel inlined the function.
+ * The cgroup left is read through current, not through the untrusted
+ * fentry argument @from: current->cgroups is still @from here.  Runs under
+ * css_set_lock with irqs off.  Optional: the loader leaves it out when the
+ * kernel inlined the function or refuses the program.
  */
 SEC("fentry/css_set_move_task")
 int BPF_PROG(cgrstat_migrate, struct task_struct *task, struct css_set *from,
 	     struct css_set *to, bool use_mg_tasks)
 {
+	struct task_struct *cur = bpf_get_current_task_btf();
 	struct cgroup *old;
 
-	if (!from || !to || task->pid != (__u32)bpf_get_current_pid_tgid())
+	if (!from || !to || task->pid != cur->pid)
 		return 0;
-	old = from->dfl_cgrp;
-	if (old == to->dfl_cgrp)
+	old = task_dfl_cgroup(cur);
+	if (cgrp_id(old) == BPF_CORE_READ(to, dfl_cgrp, kn, id))
 		return 0;
 	collect(old, bpf_get_smp_processor_id(), false);
 	return 0;
 }
 
 /*
- * A cgroup is released: its release work, under cgroup_mutex, flushes it a
- * last time right after this tracepoint, so its counts reach the parent
- * before any reader (also under cgroup_mutex) runs. The next reader deletes
- * its entries. Marking it here rather than in the flusher also catches a
- * cgroup with nothing left to flush at release, whose entries the flusher
- * would never see again.
+ * Run by the reader on every cpu (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, in an IPI, like bperf's trigger_read): note what
+ * the cpu counted since its last charge, and the ancestry of the cgroup
+ * running there, so that a read includes tasks that have been running
+ * since their last switch.  Nothing is charged: the next switch charges
+ * the same counts as usual.
+ */
+SEC("raw_tp")
+int cgrstat_sync(void *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct bpf_perf_event_value now;
+	struct cgroup_subsys_state *css;
+	struct cpu_reading *prev;
+	struct cpu_tail *tail;
+	__u32 zero = 0, i;
+
+	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	tail = bpf_map_lookup_elem(&cpu_tails, &zero);
+	if (!prev || !tail)
+		return 0;
+	tail->seq = prev->seq;
+	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now))) {
+			tail->delta[i] = (struct cgrstat_value){};
+			continue;
+		}
+		reading_delta(&tail->delta[i], &now, &prev->last[i]);
+	}
+	css = &task_dfl_cgroup(task)->self;
+	tail->level = BPF_CORE_READ((struct cgroup *)css, level);
+	tail->nr_ids = 0;
+	for (i = 0; i < CGRSTAT_MAX_LEVELS && css; i++) {
+		/* self is the first member: a cgroup's css is the cgroup */
+		tail->ids[i] = BPF_CORE_READ((struct cgroup *)css, kn, id);
+		tail->nr_ids = i + 1;
+		css = BPF_CORE_READ(css, parent);
+	}
+	return 0;
+}
+
+/*
+ * A cgroup is released: its release work flushes it a last time right
+ * after this tracepoint, so its counts reach the parent before any reader
+ * (under cgroup_mutex like the release) runs.  The next reader deletes its
+ * entries.  Marking it here rather than in the flusher also catches a
+ * cgroup with nothing left to flush at release.
  */
 SEC("tp_btf/cgroup_release")
 int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
@@ -327,70 +493,95 @@ int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 	__u8 one = 1;
 
 	if (bpf_map_lookup_elem(&cgrp_totals, &id) || bpf_map_lookup_elem(&cgrp_slots, &id))
-		bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY);
+		if (bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY))
+			__sync_fetch_and_add(&nr_dead_lost, 1);
 	return 0;
 }
 
-static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
+static __always_inline void pass_up(struct cgrp_total *up, const struct cgrstat_value *delta)
 {
-	dst->counter += src->counter;
-	dst->enabled += src->enabled;
-	dst->running += src->running;
+	__u32 i;
+
+	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+		add_value(&up->ev[i].pending, &delta[i]);
 }
 
 SEC("fentry/bpf_rstat_flush")
 int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 {
 	struct cgrstat_value delta[CGRSTAT_MAX_EVENTS] = {};
-	struct cgrp_total *total, *up;
+	struct cgrp_total *total, *up = NULL;
+	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
 	__u64 id = cgrp_id(cgrp);
 	__u32 i;
 
 	__sync_fetch_and_add(&nr_flush_calls, 1);
 	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &id, cpu);
-	if (slot)
+	if (slot) {
+		__sync_lock_test_and_set(&slot->marked, 0);
 		total = get_total(id);
-	else	/* nothing from this cpu; maybe pending from children, or an
-		 * rstat update that is not ours (memcg...) */
+	} else {	/* nothing from this cpu; maybe pending from children, or an
+			 * rstat update that is not ours (memcg...) */
 		total = bpf_map_lookup_elem(&cgrp_totals, &id);
-	if (!total)
-		return 0;
-
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-		if (slot) {
-			delta[i].counter = slot->state[i].counter - slot->flushed[i].counter;
-			delta[i].enabled = slot->state[i].enabled - slot->flushed[i].enabled;
-			delta[i].running = slot->state[i].running - slot->flushed[i].running;
-			add_value(&slot->flushed[i], &delta[i]);
-		}
-		add_value(&delta[i], &total->pending[i]);
-		total->pending[i] = (struct cgrstat_value){};
-		add_value(&total->total[i], &delta[i]);
+		if (!total)
+			return 0;
 	}
+	if (parent)
+		up = get_total(cgrp_id(parent));
 
-	if (!parent)
+	if (slot)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+			struct slot_event *se = &slot->ev[i];
+
+			delta[i].counter = se->state.counter - se->flushed.counter;
+			delta[i].enabled = se->state.enabled - se->flushed.enabled;
+			delta[i].running = se->state.running - se->flushed.running;
+			add_value(&se->flushed, &delta[i]);
+		}
+	if (total)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+			struct total_event *te = &total->ev[i];
+
+			add_value(&delta[i], &te->pending);
+			te->pending = (struct cgrstat_value){};
+			add_value(&te->total, &delta[i]);
+		}
+	if (up)
+		pass_up(up, delta);
+	if (total && (up || !parent))
 		return 0;
-	up = get_total(cgrp_id(parent));
-	if (!up)
+	/* the cgroup's or its parent's total did not fit: report, never
+	 * hand it to another cgroup */
+	ovf = this_cpu_overflow();
+	if (!ovf)
 		return 0;
+	ovf->total_losses++;
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
-		add_value(&up->pending[i], &delta[i]);
+		add_value(&ovf->values[i], &delta[i]);
 	return 0;
 }
 
 static __always_inline void fill_record(struct cgrstat_record *rec, struct cgroup *cgrp)
 {
 	struct cgrp_total *total;
+	struct cgrp_sum *extra;
 	__u64 id = cgrp_id(cgrp);
 	__u32 i;
 
 	rec->cgroup_id = id;
 	rec->level = BPF_CORE_READ(cgrp, level);
 	rec->nr_events = nr_events;
-	total = bpf_map_lookup_elem(&cgrp_totals, &id);
 	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
-		rec->values[i] = total && i < nr_events ? total->total[i] : (struct cgrstat_value){};
+		rec->values[i] = (struct cgrstat_value){};
+	total = bpf_map_lookup_elem(&cgrp_totals, &id);
+	if (total)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+			rec->values[i] = total->ev[i].total;
+	extra = bpf_map_lookup_elem(&overlay, &id);
+	if (extra)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+			add_value(&rec->values[i], &extra->v[i]);
 }
 
 static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
@@ -402,42 +593,109 @@ static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
 	return 0;
 }
 
-/*
- * Flush once per read: the walk's first cgroup is the root of what it
- * visits.  Readers run under cgroup_mutex, as does the flush of a released
- * cgroup, so released cgroups are completely flushed here: forget them.
- */
-/* Mark what cgrstat_sync charged on each cpu updated, so the flush takes it. */
-static __always_inline void mark_synced(void)
+static long clear_overlay(struct bpf_map *map, __u64 *id, struct cgrp_sum *val, void *ctx)
 {
-	struct cgroup *cgrp;
-	__u64 *synced;
-	__u32 i, key;
-
-	if (!bpf_ksym_exists(bpf_cgroup_from_id))
-		return;
-	/* the index stays in a register (the key's address is taken) */
-	for (i = 0; i < CGRSTAT_MAX_CPUS && i < nr_cpus; i++) {
-		key = i;
-		synced = bpf_map_lookup_elem(&synced_cgroup, &key);
-		if (!synced || !*synced)
-			continue;
-		cgrp = bpf_cgroup_from_id(*synced);
-		*synced = 0;
-		if (!cgrp)
-			continue;	/* released: marked when its last task left */
-		mark_updated(cgrp, i);
-		bpf_cgroup_release(cgrp);
-	}
+	bpf_map_delete_elem(map, id);
+	return 0;
 }
 
-static __always_inline void flush_if_first(struct bpf_iter_meta *meta, struct cgroup *cgrp)
+static __always_inline __u64 cpu_seq(__u32 cpu)
 {
+	struct cpu_reading *r;
+	__u32 zero = 0;
+
+	r = bpf_map_lookup_percpu_elem(&cpu_readings, &zero, cpu);
+	return r ? r->seq : 0;
+}
+
+/* A charge takes a microsecond with preemption off: wait for it to end. */
+static long wait_even(__u32 i, void *ctx)
+{
+	__u32 cpu = *(__u32 *)ctx;
+
+	return cpu_seq(cpu) & 1 ? 0 : 1;
+}
+
+static __always_inline __u64 stable_seq(__u32 cpu)
+{
+	bpf_loop(1 << 16, wait_even, &cpu, 0);
+	return cpu_seq(cpu);
+}
+
+static long note_seq(__u32 cpu, void *ctx)
+{
+	__u64 *slot = bpf_map_lookup_elem(&read_seqs, &cpu);
+
+	if (cpu >= nr_cpus)
+		return 1;
+	if (slot)
+		*slot = stable_seq(cpu);
+	return 0;
+}
+
+/* Add cpu @cpu's tail to the overlay of every ancestor of its cgroup, if
+ * its seq did not move since the reader noted it.  Returns 1 (stop) when
+ * it moved: a charge ran during the flush and the caller flushes again. */
+static long add_tail(__u32 cpu, void *ctx)
+{
+	struct cgrp_sum *o, zero_sum = {};
+	struct cpu_tail *tail;
+	__u64 *noted, id;
+	__u32 zero = 0, l, e;
+
+	if (cpu >= nr_cpus)
+		return 1;
+	noted = bpf_map_lookup_elem(&read_seqs, &cpu);
+	tail = bpf_map_lookup_percpu_elem(&cpu_tails, &zero, cpu);
+	if (!noted || !tail)
+		return 0;
+	if (cpu_seq(cpu) != *noted) {
+		*(bool *)ctx = true;
+		return 0;
+	}
+	if (tail->seq != *noted)
+		return 0;	/* charged since the sync: the flush has it */
+	for (l = 0; l < CGRSTAT_MAX_LEVELS && l < tail->nr_ids; l++) {
+		id = tail->ids[l];
+		o = bpf_map_lookup_elem(&overlay, &id);
+		if (!o) {
+			bpf_map_update_elem(&overlay, &id, &zero_sum, BPF_NOEXIST);
+			o = bpf_map_lookup_elem(&overlay, &id);
+			if (!o)
+				break;
+		}
+		for (e = 0; e < CGRSTAT_MAX_EVENTS && e < nr_events; e++)
+			add_value(&o->v[e], &tail->delta[e]);
+	}
+	return 0;
+}
+
+/*
+ * Once per read, on the walk's first cgroup (the root of what it visits):
+ * note each cpu's seq, flush, delete released cgroups (readers run under
+ * cgroup_mutex, as does the flush of a released cgroup, so they are
+ * completely flushed), then add the tails the cpus noted.  A tail whose
+ * cpu charged since the sync is in the flushed totals already; a cpu that
+ * charged during the flush may or may not be: flush again (its charge is
+ * complete: seq is even) and leave its tail out.  So a read never counts
+ * a tail twice, and never less than the read before.
+ */
+static __always_inline void prepare_read(struct bpf_iter_meta *meta, struct cgroup *cgrp)
+{
+	bool moved = false;
+
 	if (meta->seq_num != 0)
 		return;
-	mark_synced();
+	bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
 	flush_subtree(cgrp);
 	bpf_for_each_map_elem(&dead_cgroups, forget_cgroup, NULL, 0);
+	bpf_for_each_map_elem(&overlay, clear_overlay, NULL, 0);
+	bpf_loop(CGRSTAT_MAX_CPUS, add_tail, &moved, 0);
+	if (moved) {
+		__sync_fetch_and_add(&nr_reflush, 1);
+		bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
+		flush_subtree(cgrp);
+	}
 }
 
 SEC("iter.s/cgroup")
@@ -449,7 +707,7 @@ int cgrstat_dump_records(struct bpf_iter__cgroup *ctx)
 
 	if (!cgrp)
 		return 0;
-	flush_if_first(ctx->meta, cgrp);
+	prepare_read(ctx->meta, cgrp);
 	if (ctx->meta->seq_num == 0)
 		nr_records = 0;
 	idx = nr_records;
@@ -473,7 +731,7 @@ int cgrstat_dump_text(struct bpf_iter__cgroup *ctx)
 
 	if (!cgrp)
 		return 0;
-	flush_if_first(ctx->meta, cgrp);
+	prepare_read(ctx->meta, cgrp);
 	fill_record(&rec, cgrp);
 	if (ctx->meta->seq_num != 0)
 		BPF_SEQ_PRINTF(seq, "\n");

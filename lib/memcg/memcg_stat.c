@@ -187,6 +187,27 @@ static int add_enum_term(struct memcg_stat_reader *r, const struct btf *btf,
 	return -ENOENT;
 }
 
+/*
+ * A field that memory.stat prints as a sum (pgscan, pgsteal, slab): the
+ * items this kernel has. 6.1 has no PGSCAN_KHUGEPAGED, and its pgscan is
+ * the sum of the other two; the field is unknown only when none exists.
+ */
+static int add_sum_terms(struct memcg_stat_reader *r, const struct btf *btf,
+			 const char *const *items, size_t nr)
+{
+	int err = -ENOENT, one;
+	size_t i;
+
+	for (i = 0; i < nr && items[i]; i++) {
+		one = add_enum_term(r, btf, items[i]);
+		if (one && one != -ENOENT)
+			return one;
+		if (!one)
+			err = 0;
+	}
+	return err;
+}
+
 static void upper_name(char *dst, size_t len, const char *prefix,
 		       const char *name)
 {
@@ -225,8 +246,7 @@ static int resolve_field(struct memcg_stat_reader *r, const struct btf *btf,
 		upper_name(item, sizeof(item), "MEMCG_", f->key);
 		err = btf ? add_enum_term(r, btf, item) : 0;
 	} else if (items) {
-		for (i = 0, err = 0; i < nr && items[i] && !err; i++)
-			err = btf ? add_enum_term(r, btf, items[i]) : 0;
+		err = btf ? add_sum_terms(r, btf, items, nr) : 0;
 	} else {
 		/* any other memory.stat event is a vm_event_item */
 		upper_name(item, sizeof(item), "", f->name);
@@ -507,14 +527,69 @@ static const char *bpf_unusable(const struct btf *btf)
 	return NULL;
 }
 
+/*
+ * The cgroup2 root's memory.stat, NUL-terminated in @buf, or NULL when
+ * there is none (no cgroup2 mount, an old kernel without it at the root).
+ */
+static const char *root_memory_stat(char *buf, size_t len)
+{
+	char line[512], dir[256], type[32], path[300];
+	FILE *mounts = fopen("/proc/self/mounts", "re");
+	const char *found = NULL;
+	ssize_t n;
+	int fd;
+
+	if (!mounts)
+		return NULL;
+	while (!found && fgets(line, sizeof(line), mounts)) {
+		if (sscanf(line, "%*s %255s %31s", dir, type) != 2 ||
+		    strcmp(type, "cgroup2"))
+			continue;
+		snprintf(path, sizeof(path), "%s/memory.stat", dir);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break;
+		n = read(fd, buf, len - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = '\0';
+			found = buf;
+		}
+	}
+	fclose(mounts);
+	return found;
+}
+
+/* memory.stat text @stat has a line "@key value" */
+static bool stat_has_key(const char *stat, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = stat; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return true;
+	return false;
+}
+
+/*
+ * A memory.stat field must be one this kernel prints: the enums may hold
+ * an item that its memory.stat leaves out (6.1 has PGPROMOTE_SUCCESS, its
+ * memory.stat no pgpromote_success), and the text backend could only
+ * return "not available" for it.
+ */
 static int resolve_fields(struct memcg_stat_reader *r, const struct btf *btf,
 			  const char *const *names, const char **bad_field)
 {
+	const char *stat = root_memory_stat(r->text, TEXT_BUF_SIZE);
 	int i, err;
 
 	for (i = 0; i < r->nr_fields; i++) {
 		r->fields[i].name = names[i];
 		err = resolve_field(r, btf, &r->fields[i]);
+		if (!err && stat && r->fields[i].src == SRC_STAT &&
+		    !stat_has_key(stat, r->fields[i].key))
+			err = -ENOENT;
 		if (err) {
 			if (bad_field)
 				*bad_field = names[i];

@@ -21,8 +21,10 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "harness.h"
@@ -165,6 +167,26 @@ static void pin_name_of(int i, char *out, size_t len)
 	snprintf(out, len, "%s", i == 0 ? "test" : slash ? slash + 1 : cg_names[i]);
 }
 
+/*
+ * The example's kernel flags (examples/rstat-vmscan/vmscan.bpf.c), set before
+ * load as libcgrstat sets its own: css_rstat_* from 6.16 (the running
+ * kernel's BTF tells), trusted kfunc arguments from 7.0 (its version tells).
+ */
+static void set_kernel_flags(struct vmscan *skel)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	struct utsname u;
+	int major = 0;
+
+	if (btf) {
+		skel->rodata->have_css_rstat =
+			btf__find_by_name_kind(btf, "css_rstat_updated", BTF_KIND_FUNC) >= 0;
+		btf__free(btf);
+	}
+	if (!uname(&u) && sscanf(u.release, "%d.", &major) == 1)
+		skel->rodata->kfunc_args_trusted = major >= 7;
+}
+
 TEST(vmscan_hierarchical_stats)
 {
 	unsigned long long delay[N_CGROUPS], root_delay;
@@ -181,6 +203,7 @@ TEST(vmscan_hierarchical_stats)
 
 	skel = vmscan__open();
 	ASSERT_NE(NULL, skel);
+	set_kernel_flags(skel);
 	bpf_program__set_autoattach(skel->progs.dump_vmscan, false);
 	ret = vmscan__load(skel);
 	if (ret && getenv("CGRSTAT_SKIP_UNSUPPORTED")) {

@@ -1,5 +1,5 @@
 # tests/cgcount/cgcount.mk - libcgcount's tests (lib/cgcount), a plain and
-# an ASan + UBSan build (listed in tests/vm-tests.d/60-cgcount.list and
+# an ASan + UBSan build, and libcgutil's (lib/cgutil, ASan + UBSan) (listed in tests/vm-tests.d/60-cgcount.list and
 # tests/host-tests.d/60-cgcount.list).
 CGC_TEST_OUT := $(BUILD)/tests/cgcount
 CGC_TEST_SRCS := tests/cgcount/cgcount_test.c tests/perf-cgroup/pcg_lib.c
@@ -16,4 +16,11 @@ $(BUILD)/cgcount/asan/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_ASAN_OBJS) $$(CGC_LI
 	@mkdir -p $(@D)
 	$(CC) $(CGC_TEST_CFLAGS) $(CGC_SAN) $(CGC_TEST_SRCS) $(CGC_ASAN_LIBS) -o $@
 
-GUEST_BINS += $(CGC_TEST_OUT)/cgcount_test $(BUILD)/cgcount/asan/cgcount_test
+# lib/cgutil's own test: event strings, the cgroup2 mount, cgroup ids (host)
+$(CGC_TEST_OUT)/cgutil_test: tests/cgcount/cgutil_test.c $$(CGUTIL_DIR)/cgutil.h $$(CGUTIL_ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_TEST_CFLAGS) $(CGUTIL_SAN) $(CGUTIL_CFLAGS) $< $(CGUTIL_ASAN_LIB) \
+		$(CGUTIL_LDLIBS) -o $@
+
+GUEST_BINS += $(CGC_TEST_OUT)/cgcount_test $(BUILD)/cgcount/asan/cgcount_test \
+	$(CGC_TEST_OUT)/cgutil_test

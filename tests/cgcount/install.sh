@@ -1,11 +1,13 @@
 #!/bin/bash
-# Host test (TAP) of `make install` for libcgcount: into a DESTDIR it puts
-# cgcount.h, libcgcount.a, libcgcount.so.0 (+ .so link) and cgcount.pc under
-# PREFIX; a program built with pkg-config links against the shared and the
-# static library and calls them; the .so exports cgcount_* only and needs
-# no libbpf/libperf of the system.
-set -u
-cd "$(dirname "$0")/../.."
+# Host test (TAP) of libcgcount's installation and ABI: `make install` into a
+# DESTDIR puts cgcount.h, libcgcount.a, libcgcount.so.X.Y.Z (+ .so.X and .so
+# links) and cgcount.pc under PREFIX; programs built with pkg-config link
+# against the shared and the static library; the .so exports exactly the
+# functions cgcount.h marks CGCOUNT_API, each at the version node of
+# libcgcount.map; a program built against an older header (old-abi/) runs
+# with the new .so; every source file carries the library's licence.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 prefix=/opt/cgcount-test
@@ -17,42 +19,86 @@ check() {
 	n=$((n + 1))
 	if "$@"; then echo "ok $n $what"; else echo "not ok $n $what"; fail=1; fi
 }
+header_version() {
+	awk '/^#define CGCOUNT_(MAJOR|MINOR|PATCH)_VERSION/ { printf "%s%s", sep, $3; sep = "." }' \
+		lib/cgcount/cgcount.h
+}
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..11"
+version=$(header_version)
+major=${version%%.*}
 make -s -o kernel install DESTDIR="$dest" PREFIX=$prefix >"$dest/make.log" 2>&1
 check "make install DESTDIR=... PREFIX=$prefix" [ $? -eq 0 ]
-check "header, .a, .so.0, .so and .pc installed" test -f "$dest$prefix/include/cgcount.h" \
-	-a -f "$lib/libcgcount.a" -a -f "$lib/libcgcount.so.0" -a -L "$lib/libcgcount.so" \
-	-a -f "$lib/pkgconfig/cgcount.pc"
+check "header, .a, .so.$version, .so.$major -> .so.$version, .so and .pc installed" \
+	test -f "$dest$prefix/include/cgcount.h" -a -f "$lib/libcgcount.a" \
+	-a -f "$lib/libcgcount.so.$version" -a "$(readlink "$lib/libcgcount.so.$major")" = \
+	"libcgcount.so.$version" -a -L "$lib/libcgcount.so" -a -f "$lib/pkgconfig/cgcount.pc"
+soname=$(readelf -d "$lib/libcgcount.so.$version" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+check "soname $soname is libcgcount.so.$major" [ "$soname" = "libcgcount.so.$major" ]
 
 cat > "$dest/prog.c" <<'PROG'
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <cgcount.h>
+
+static char msg[512];
+
+static int keep(enum cgcount_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vsnprintf(msg, sizeof(msg), fmt, ap);
+}
 
 int main(void)
 {
 	enum cgcount_backend b;
-	char err[CGCOUNT_ERR_LEN] = "";
 
+	cgcount_set_print(keep);
 	if (cgcount_parse_backend("rstat", &b) || b != CGCOUNT_RSTAT)
 		return 1;
-	if (cgcount_open("no-such-event", NULL, err, sizeof(err)))
+	if (cgcount_open("no-such-event", NULL) || errno != EINVAL)
 		return 2;
-	return strstr(err, "unknown event 'no-such-event'") ? 0 : 3;
+	return strstr(msg, "unknown event 'no-such-event'") ? 0 : 3;
 }
 PROG
 export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
 cc -Wall -Werror "$dest/prog.c" $(pkg-config --cflags --libs cgcount) -Wl,-rpath,"$lib" \
 	-o "$dest/prog-shared" && "$dest/prog-shared"
 check "a program built with pkg-config runs against libcgcount.so" [ $? -eq 0 ]
+# shellcheck disable=SC2046
 cc -Wall -Werror "$dest/prog.c" $(pkg-config --cflags cgcount) \
 	$(pkg-config --static --libs cgcount | sed 's/-lcgcount/-l:libcgcount.a/') \
 	-o "$dest/prog-static" && "$dest/prog-static"
 check "a program built with pkg-config --static runs with libcgcount.a" [ $? -eq 0 ]
-bad=$(nm -D --defined-only "$lib/libcgcount.so.0" | awk '$3 !~ /^cgcount_/ {print $3}')
-[ -n "$bad" ] && echo "$bad" | sed "s/^/# exported: /"
-check "libcgcount.so exports cgcount_* only" [ -z "$bad" ]
+
+# the ABI: header (CGCOUNT_API) == version script == exported, one version node
+sed -n 's/.*CGCOUNT_API[^(]*[ *]\(cgcount_[a-z_]*\)(.*/\1/p' lib/cgcount/cgcount.h |
+	sort >"$dest/api"
+sed -n 's/^[[:space:]]*\(cgcount_[a-z_]*\);$/\1/p' lib/cgcount/libcgcount.map | sort >"$dest/map"
+node=$(sed -n 's/^\(CGCOUNT_[0-9.]*\) {$/\1/p' lib/cgcount/libcgcount.map | tail -1)
+objdump -T "$lib/libcgcount.so.$version" | awk '$4 != "*UND*" && $NF ~ /^cgcount_/ \
+	{ print $(NF - 1), $NF }' | sort -k2 >"$dest/exported"
+nm -D --defined-only "$lib/libcgcount.so.$version" | awk '$2 ~ /[TDBRW]/ { sub(/@.*/, "", $3); print $3 }' |
+	grep -v "^CGCOUNT_" | sort >"$dest/all-exported"
+diff "$dest/api" "$dest/map" | sed 's/^/# header vs map: /'
+check "every CGCOUNT_API function of cgcount.h is in libcgcount.map, and no other" \
+	cmp -s "$dest/api" "$dest/map"
+diff "$dest/map" "$dest/all-exported" | sed 's/^/# map vs exported: /'
+check "libcgcount.so exports the map's functions only" cmp -s "$dest/map" "$dest/all-exported"
+check "each at version $node" bash -c "! grep -v '^$node ' '$dest/exported' | grep -q ." 
 check "libcgcount.so needs no libbpf or libperf at run time" \
-	bash -c "! ldd '$lib/libcgcount.so.0' | grep -q 'libbpf\|libperf'"
+	bash -c "! ldd '$lib/libcgcount.so.$version' | grep -q 'libbpf\|libperf'"
+
+# a client of an older header (smaller struct cgcount_opts) with the new .so
+cc -Wall -Werror -Itests/cgcount/old-abi tests/cgcount/old_client.c -L"$lib" -lcgcount \
+	-Wl,-rpath,"$lib" -o "$dest/old-client" && "$dest/old-client"
+check "a program built against the older header runs with libcgcount.so.$version" [ $? -eq 0 ]
+
+mapfile -t bad < <(grep -L 'SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause' \
+	lib/cgcount/*.[ch] lib/cgutil/*.[ch])
+[ ${#bad[@]} -eq 0 ] || printf '# other licence: %s\n' "${bad[@]}"
+check "lib/cgcount and lib/cgutil are LGPL-2.1 OR BSD-2-Clause" [ ${#bad[@]} -eq 0 ]
 exit $fail

@@ -17,7 +17,7 @@ cleanup() { kill -9 $busy; wait 2>/dev/null; sleep 0.2; for i in $(seq 1 "$N"); 
 trap cleanup EXIT
 ulimit -n 1048576 2>/dev/null || ulimit -n 65536
 echo "# $N cgroups, fd limit $(ulimit -n)"
-for b in shared rstat classic; do
+for b in shared rstat events; do
 	start=$(date +%s.%N)
 	out=$("$BIN/cgtop" -b "$b" -n 1 -d 1 --iterations 1 --batch -r "^/cgscale-$$/" 2>&1)
 	rc=$?

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest test of the libcgcount tools (KTAP): a busy loop in cgroup "busy",
 # a sleeper in "idle".
-#  - cgtop --batch on every backend the kernel supports names "busy" first;
+#  - cgtop -b on every backend the kernel supports names "busy" first;
 #  - cgroup-exporter serves GET /metrics over loopback to a real HTTP client
 #    (python3 urllib): parseable exposition text with HELP/TYPE lines, and
 #    the busy cgroup's cpu-clock counter grows between two scrapes, by about
@@ -15,7 +15,7 @@ ROOT=/sys/fs/cgroup
 NAME=cgtools-$$
 CG=$ROOT/$NAME
 PORT=${CGC_PORT:-9464}
-BACKENDS="auto classic shared rstat"
+BACKENDS="auto events shared rstat"
 n=0
 fail=0
 pids=()
@@ -48,27 +48,29 @@ echo "1..$(( $(echo $BACKENDS | wc -w) * 2 + 5 ))"
 
 # ---- cgtop ----
 for b in $BACKENDS; do
-	out=$("$BIN/cgtop" -b "$b" -e cpu-clock -n 5 -d 1 --iterations 2 --batch \
+	out=$("$BIN/cgtop" --backend "$b" -e cpu-clock --rows 5 -d 1 -n 2 -b \
 		-r "^/$NAME/.+" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] && echo "$out" | grep -q "not supported by this kernel\|rstat backend not available"; then
-		skip "cgtop -b $b: $(echo "$out" | head -1)"
-		skip "cgtop -b $b exit status"
+		skip "cgtop --backend $b: $(echo "$out" | head -1)"
+		skip "cgtop --backend $b exit status"
 		continue
 	fi
 	echo "$out" | sed 's/^/# /'
-	# the last table's first row
-	# the last table's first row, and its count against the second row's
-	first=$(echo "$out" | awk '/^ *1 / { first = $NF; v1 = $2 } /^ *2 / { v2 = $2 }
+	# the last table's first row (after its two header lines), and its
+	# count against the second row's
+	first=$(echo "$out" | awk '/^cgtop:/ { row = -2; next } { row++ }
+		row == 1 { first = $NF; v1 = $1 } row == 2 { v2 = $1 }
 		END { if (v1 > 0 && v1 > 10 * v2) print first }')
-	check "cgtop -b $b names the busy cgroup first, with a count" [ "$first" = "/$NAME/busy" ]
-	check "cgtop -b $b exits 0" [ $rc -eq 0 ]
+	check "cgtop --backend $b names the busy cgroup first, with a count" [ "$first" = "/$NAME/busy" ]
+	check "cgtop --backend $b exits 0" [ $rc -eq 0 ]
 done
 
 # ---- cgroup-exporter ----
-"$BIN/cgroup-exporter" -p "$PORT" -e cpu-clock,context-switches -r "^/$NAME(/.*)?$" &
+"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock,context-switches \
+	-r "^/$NAME(/.*)?$" &
 exporter=$!
-pids+=($exporter)
+pids+=("$exporter")
 
 py_out=$(python3 - "$PORT" "$NAME" 2>&1 <<'EOF'
 import re, sys, time, urllib.request, urllib.error
@@ -85,7 +87,7 @@ def scrape():
             time.sleep(0.1)
     raise SystemExit("# no answer from " + url)
 
-sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{cgroup="((?:[^"\\]|\\.)*)"\} ([0-9.e+]+)$')
+sample = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)\{cgroup="((?:[^"\\]|\\.)*)",event="([^"]*)"\} ([0-9.e+]+)$')
 
 def parse(text):
     helps, types, values, bad = set(), {}, {}, []
@@ -94,14 +96,14 @@ def parse(text):
             helps.add(line.split()[2])
         elif line.startswith("# TYPE "):
             types[line.split()[2]] = line.split()[3]
-        elif line.startswith("perf_cgroup_exporter_info"):
+        elif line.startswith("perf_cgroup_exporter_"):
             continue
         else:
             m = sample.match(line)
             if not m:
                 bad.append(line)
                 continue
-            values[(m.group(1), m.group(2))] = float(m.group(3))
+            values[(m.group(1), m.group(2), m.group(3))] = float(m.group(4))
     return helps, types, values, bad
 
 results = []
@@ -117,19 +119,21 @@ for line in text2.splitlines()[:12]:
     print("# " + line)
 h, types, v1, bad1 = parse(text1)
 _, _, v2, bad2 = parse(text2)
-metric = "perf_cgroup_cpu_clock_total"
+metric = "perf_cgroup_event_seconds_total"
 busy, idle = "/%s/busy" % name, "/%s/idle" % name
 check("exporter: HTTP 200, text/plain; version=0.0.4",
       status == 200 and ctype.startswith("text/plain; version=0.0.4"))
 check("exporter: every line parses, HELP and TYPE counter for each metric",
       not bad1 and not bad2 and metric in h and types.get(metric) == "counter"
-      and types.get("perf_cgroup_context_switches_total") == "counter")
-d_busy = v2.get((metric, busy), 0) - v1.get((metric, busy), 0)
-d_idle = v2.get((metric, idle), 0) - v1.get((metric, idle), 0)
-print("# busy grew %.0f ns, idle %.0f ns in %.2f s between scrapes" % (d_busy, d_idle, t2 - t1))
+      and types.get("perf_cgroup_events_total") == "counter"
+      and types.get("perf_cgroup_events_scaling_ratio") == "gauge")
+key_busy, key_idle = (metric, busy, "cpu-clock"), (metric, idle, "cpu-clock")
+d_busy = v2.get(key_busy, 0) - v1.get(key_busy, 0)
+d_idle = v2.get(key_idle, 0) - v1.get(key_idle, 0)
+print("# busy grew %.3f s, idle %.3f s in %.2f s between scrapes" % (d_busy, d_idle, t2 - t1))
 # the busy loop shares 2 cpus with the guest: at least a third of the time
-check("exporter: the busy cgroup's cpu-clock counter grows between scrapes",
-      d_busy > (t2 - t1) * 1e9 / 3 and d_busy > 10 * d_idle)
+check("exporter: the busy cgroup's cpu-clock seconds grow between scrapes",
+      d_busy > (t2 - t1) / 3 and d_busy > 10 * d_idle)
 try:
     with urllib.request.urlopen(url.replace("/metrics", "/nope"), timeout=10) as r:
         code = r.status

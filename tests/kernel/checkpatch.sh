@@ -3,11 +3,19 @@
 # scripts/checkpatch.pl --strict with no error, warning or check, and has no
 # line ending in white space anywhere in the file (blank diff context is
 # written as an empty line, no format-patch "-- " signature), so the patch
-# files pass as plain files too. Prints TAP.
+# files pass as plain files too. Each series is checked with the
+# checkpatch.pl of its own tree (build/linux-7.3 for kernel/mainline-7.3,
+# when it is unpacked; build/linux otherwise). Prints TAP.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit
 ROOT=$PWD
-KSRC=build/linux
+# checkpatch_tree SERIES-DIR: the kernel tree whose checkpatch.pl judges it
+checkpatch_tree() {
+	case $1 in
+	*-7.3) [ -x build/linux-7.3/scripts/checkpatch.pl ] && { echo build/linux-7.3; return; } ;;
+	esac
+	echo build/linux
+}
 patches=()
 for series in kernel/*/series; do
 	dir=$(dirname "$series")
@@ -22,12 +30,13 @@ n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	# checkpatch must run from the top of a kernel tree
+	KSRC=$(checkpatch_tree "$(dirname "$p")")
 	report=$(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict -q "$ROOT/$p" 2>&1)
 	report+=$(grep -n '[[:space:]]$' "$p" | sed 's/^/trailing white space at line /')
 	if [ -z "$report" ]; then
 		echo "ok $n checkpatch --strict $p"
 	else
-		echo "$report" | sed 's/^/# /'
+		printf '# %s\n' "${report//$'\n'/$'\n'# }"
 		echo "not ok $n checkpatch --strict $p"
 		failed=1
 	fi

@@ -5,6 +5,9 @@
  * independently here, for idle cgroups; a parent is the sum of its
  * children; a parent does not drift after 100 children were charged and
  * deleted (test_kmem's check); bad input is refused.
+ *
+ * On a kernel without the kfuncs (Debian's below 7.0) the same tests run on
+ * the reader's automatic choice, which must be the text backend, saying why.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +44,14 @@ static int kernel_has_kfuncs(void)
 
 	btf__free(btf);
 	return ok;
+}
+
+/* The flags of the reader under test: the bpf backend where the kernel has
+ * the kfuncs, else the automatic choice (the text fallback).
+ */
+static unsigned int tested_flags(void)
+{
+	return kernel_has_kfuncs() ? MEMCG_STAT_FORCE_BPF : 0;
 }
 
 static struct memcg_stat_reader *new_reader(const char *const *fields, int n,
@@ -120,21 +131,26 @@ static int has_id(const struct memcg_stat_reader *r, int n, uint64_t id)
 FIXTURE(memcg) {
 	char cg[256];
 	char dir[256];
-	struct memcg_stat_reader *bpf;
+	struct memcg_stat_reader *bpf;	/* under test: bpf, or the fallback */
 	struct memcg_stat_reader *text;
 };
 
 FIXTURE_SETUP(memcg)
 {
-	if (!kernel_has_kfuncs())
-		SKIP(return, "kernel has no bpf_mem_cgroup_* kfuncs");
 	snprintf(self->cg, sizeof(self->cg), MCG_ROOT "/memcg-stat-test-%d", getpid());
 	ASSERT_EQ(0, mcg_create(self->cg, 1));
 	snprintf(self->dir, sizeof(self->dir), "/tmp/memcg-stat-test-%d", getpid());
 	ASSERT_EQ(0, mkdir(self->dir, 0700));
-	self->bpf = new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_BPF);
+	self->bpf = new_reader(acc_fields, NR_ACC_FIELDS, tested_flags());
 	ASSERT_NE(NULL, self->bpf);
-	ASSERT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(self->bpf));
+	if (kernel_has_kfuncs()) {
+		ASSERT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(self->bpf));
+	} else {
+		ASSERT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->bpf));
+		ASSERT_STREQ("kernel has no bpf_mem_cgroup_* kfuncs",
+			     memcg_stat_fallback_reason(self->bpf));
+		TH_LOG("no kfuncs in this kernel: testing the text fallback");
+	}
 	self->text = new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_TEXT);
 	ASSERT_NE(NULL, self->text);
 	ASSERT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->text));
@@ -174,7 +190,7 @@ TEST_F_TIMEOUT(memcg, bpf_equals_memory_stat, 120)
 	/* by id (BPF_PROG_RUN), and through a cgroup_iter fd */
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, cg));
 	iter = new_reader(acc_fields, NR_ACC_FIELDS,
-			  MEMCG_STAT_FORCE_BPF | MEMCG_STAT_ITER_ALWAYS);
+			  tested_flags() | MEMCG_STAT_ITER_ALWAYS);
 	ASSERT_NE(NULL, iter);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, iter, cg));
 	memcg_stat_reader_free(iter);
@@ -201,7 +217,7 @@ TEST_F(memcg, usage_equals_memory_current)
 {
 	static const char *const usage[] = { "usage" };
 	struct mcg_work w = { .anon_kb = 2048, .dir = self->dir };
-	struct memcg_stat_reader *r = new_reader(usage, 1, MEMCG_STAT_FORCE_BPF);
+	struct memcg_stat_reader *r = new_reader(usage, 1, tested_flags());
 	struct mcg_task t;
 	char cg[300];
 	int64_t cur;
@@ -285,7 +301,7 @@ TEST_F_TIMEOUT(memcg, no_drift_after_100_children, 600)
 	struct mcg_work w = { .anon_kb = 256, .shmem_kb = 64, .files = 20,
 			      .dir = self->dir };
 	static const char *const usage[] = { "usage" };
-	struct memcg_stat_reader *u = new_reader(usage, 1, MEMCG_STAT_FORCE_BPF);
+	struct memcg_stat_reader *u = new_reader(usage, 1, tested_flags());
 	const struct memcg_stat_row *row;
 	uint64_t pgfault_children = 0, cur, sum;
 	struct mcg_task t;
@@ -314,7 +330,13 @@ TEST_F_TIMEOUT(memcg, no_drift_after_100_children, 600)
 	       (unsigned long long)cur, (unsigned long long)sum,
 	       (unsigned long long)field(row, "pgfault"),
 	       (unsigned long long)pgfault_children);
-	EXPECT_LE(cur > sum ? cur - sum : sum - cur, (uint64_t)MAX_VMSTAT_ERROR);
+	/*
+	 * memory.current also holds each cpu's precharged stock (up to
+	 * MEMCG_CHARGE_BATCH pages per cpu) that no stat counts yet, on top
+	 * of the stats' own per-cpu batching: twice the batch error (Debian's
+	 * 6.18 read 576 KiB apart here, 64 KiB over the batch error alone).
+	 */
+	EXPECT_LE(cur > sum ? cur - sum : sum - cur, 2 * (uint64_t)MAX_VMSTAT_ERROR);
 	/* the dead children's anon is gone, their events stayed */
 	EXPECT_LE(field(row, "anon"), (uint64_t)MAX_VMSTAT_ERROR);
 	EXPECT_GE(field(row, "pgfault") + 64 * get_nprocs(), pgfault_children);

@@ -226,6 +226,30 @@ TEST_F(bad, attach_group_sibling)
 	ASSERT_UNCHANGED();
 }
 
+/*
+ * Every member must count: a sampling sibling under a counting leader is
+ * refused like a sampling leader, and nothing is attached.
+ */
+TEST_F(bad, attach_group_with_sampling_sibling)
+{
+	struct perf_event_attr attr;
+	uint64_t out[3];
+	int lead, sib;
+
+	pcg_attr_init(&attr, PERF_COUNT_SW_CPU_CLOCK, PERF_FORMAT_GROUP, 1);
+	lead = pcg_perf_open(&attr, -1, 0, -1, 0);
+	ASSERT_LE(0, lead);
+	pcg_attr_init(&attr, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0);
+	attr.sample_period = 1000;
+	sib = pcg_perf_open(&attr, -1, 0, lead, 0);
+	ASSERT_LE(0, sib);
+	EXPECT_EQ(-EINVAL, pcg_attach(lead, &self->idb, 1));
+	EXPECT_EQ(-ENOENT, pcg_read_cgroup(lead, self->idb, out, 3));
+	close(sib);
+	close(lead);
+	ASSERT_UNCHANGED();
+}
+
 TEST_F(bad, attach_format_lost)
 {
 	struct perf_event_attr attr;

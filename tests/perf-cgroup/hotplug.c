@@ -4,6 +4,7 @@
  * its cpu-wide events from the cpu (as for any cpu event); the nodes keep
  * what they counted up to then, can still be read, attached and detached,
  * and the cpu coming back online neither crashes nor resurrects counting.
+ * A group keeps its layout and its members' counts flushed up to offline.
  * The kernel log is checked for splats by the runner.
  */
 #define _GNU_SOURCE
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -152,6 +154,66 @@ TEST_F(hotplug, online_again_does_not_resurrect_counting)
 	self->offlined = 0;
 	ASSERT_LT(0, burn_in(self->a, HOT_CPU));
 	EXPECT_EQ(before, value_on(&self->ev, HOT_CPU, self->ida));
+}
+
+/* The first value of a read(2) of fd: with PERF_FORMAT_GROUP the word after nr. */
+static int64_t own_count(int fd, int group)
+{
+	uint64_t v[8];
+
+	if (read(fd, v, sizeof(v)) < (ssize_t)(2 * sizeof(v[0])))
+		return -errno;
+	return (int64_t)v[group ? 1 : 0];
+}
+
+/*
+ * A group (leader cpu-clock, sibling context-switches) on the hot cpu with
+ * the root cgroup attached, enabled only after ATTACH: the root node equals
+ * each member's own count. Taking the cpu offline must flush what the group
+ * counted since the last cgroup-changing switch (the root cgroup's idle and
+ * kthread time) before the members leave the group, and the node keeps both
+ * members: READ_CGROUP still reports 2, each equal to its event's final
+ * count.
+ */
+TEST_F(hotplug, group_offline_flushes_and_keeps_both_members)
+{
+	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	uint64_t root_id = pcg_cg_id(pcg_cgroup_root());
+	uint64_t out[1 + 2 * 2], lead_id, sib_id;
+	int64_t lead_total, sib_total;
+	struct pcg_events lead, sib;
+	int fd;
+
+	ASSERT_NE(0, root_id);
+	ASSERT_EQ(0, pcg_open_cpu_events(&lead, PERF_COUNT_SW_CPU_CLOCK, fmt, 1));
+	ASSERT_EQ(0, pcg_open_sibling_events(&sib, &lead,
+					     PERF_COUNT_SW_CONTEXT_SWITCHES,
+					     PERF_FORMAT_ID));
+	fd = lead.fd[HOT_CPU];
+	ASSERT_EQ(0, ioctl(fd, PERF_EVENT_IOC_ID, &lead_id));
+	ASSERT_EQ(0, ioctl(sib.fd[HOT_CPU], PERF_EVENT_IOC_ID, &sib_id));
+	ASSERT_EQ(0, pcg_attach_all(&lead, &root_id, 1));
+	ASSERT_EQ(0, pcg_enable(&lead));
+	ASSERT_LT(0, burn_in(self->a, HOT_CPU));
+	ASSERT_EQ(sizeof(out), pcg_read_cgroup(fd, root_id, out, 5));
+	ASSERT_EQ(2, out[0]);
+	/* root tasks switch among themselves without a flush: leave it pending */
+	usleep(200 * 1000);
+
+	ASSERT_EQ(0, set_cpu_online(HOT_CPU, 0));
+	self->offlined = 1;
+	lead_total = own_count(fd, 1);
+	sib_total = own_count(sib.fd[HOT_CPU], 0);
+	ASSERT_EQ(sizeof(out), pcg_read_cgroup(fd, root_id, out, 5));
+	TH_LOG("offline: nr %lu, cpu-clock node %lu own %ld, csw node %lu own %ld",
+	       out[0], out[1], lead_total, out[3], sib_total);
+	EXPECT_EQ(2, out[0]);
+	EXPECT_EQ(lead_total, (int64_t)out[1]);
+	EXPECT_EQ(lead_id, out[2]);
+	EXPECT_EQ(sib_total, (int64_t)out[3]);
+	EXPECT_EQ(sib_id, out[4]);
+	pcg_close_events(&sib);
+	pcg_close_events(&lead);
 }
 
 TEST_HARNESS_MAIN

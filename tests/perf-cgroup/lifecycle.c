@@ -4,7 +4,8 @@
  * before ATTACH, re-ATTACH keeps counts and adds new cgroups, DETACH removes
  * only its nodes, a removed cgroup keeps its final counts, a task moving
  * between cgroups leaves its counts up to the move with the old cgroup, and
- * READ_CGROUPS returns exactly what READ_CGROUP returns for each node.
+ * READ_CGROUPS returns exactly what READ_CGROUP returns for each node; a
+ * closed group member keeps its final count and its place in the layout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -263,6 +264,47 @@ TEST_F(life, close_and_reopen_starts_empty)
 	for (cpu = 0; cpu < self->ev.nr; cpu++)
 		EXPECT_EQ(0, vector_ids(self->ev.fd[cpu], seen, 2));
 	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+}
+
+/*
+ * A sibling closed while its group counts (leader context-switches, sibling
+ * cpu-clock, the root cgroup attached): what it counted since the last
+ * flush reaches the node before it leaves, and it keeps its place in the
+ * group layout with its final count (at least what its own read showed
+ * just before the close).
+ */
+TEST_F(life, closed_sibling_is_flushed_and_keeps_its_slot)
+{
+	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	uint64_t root_id = pcg_cg_id(pcg_cgroup_root());
+	uint64_t own[PCG_MAX_CPUS][2], out[1 + 2 * 2];
+	struct pcg_events lead, sib;
+	int cpu;
+
+	ASSERT_NE(0, root_id);
+	ASSERT_EQ(0, pcg_open_cpu_events(&lead, PERF_COUNT_SW_CONTEXT_SWITCHES,
+					 fmt, 1));
+	ASSERT_EQ(0, pcg_open_sibling_events(&sib, &lead,
+					     PERF_COUNT_SW_CPU_CLOCK,
+					     PERF_FORMAT_ID));
+	ASSERT_EQ(0, pcg_attach_all(&lead, &root_id, 1));
+	ASSERT_EQ(0, pcg_enable(&lead));
+	usleep(100 * 1000);
+	for (cpu = 0; cpu < sib.nr; cpu++)
+		ASSERT_EQ(sizeof(own[cpu]), read(sib.fd[cpu], own[cpu],
+						 sizeof(own[cpu])));
+	pcg_close_events(&sib);
+
+	for (cpu = 0; cpu < lead.nr; cpu++) {
+		ASSERT_EQ(sizeof(out), pcg_read_cgroup(lead.fd[cpu], root_id,
+						       out, 5));
+		TH_LOG("cpu%d: nr %lu, closed cpu-clock node %lu, own read %lu",
+		       cpu, out[0], out[3], own[cpu][0]);
+		EXPECT_EQ(2, out[0]);
+		EXPECT_LE(own[cpu][0], out[3]);
+		EXPECT_EQ(own[cpu][1], out[4]);
+	}
+	pcg_close_events(&lead);
 }
 
 TEST_HARNESS_MAIN

@@ -3,12 +3,13 @@
 # turn its verdict into an exit status for the runner: 0 Ok, 4 Skip (as
 # kselftest), 1 FAILED or no verdict.  perf test itself exits 0 when a test
 # fails, and finds its shell tests from the tools/perf directory of the tree
-# perf was built from (build/perf-src, see perf/perf.mk).
+# perf was built from (build/perf-src, see perf/perf.mk). PERF_TEST_VERBOSE=-vv
+# shows a passing test's own output too (-v shows only a failing one's).
 #   tests/perf-stat/perf-test.sh "perf stat tests"
 set -u
 name=$1
 cd "$(dirname "$0")/../../build/perf-src/tools/perf" || { echo "no build/perf-src: make perf"; exit 1; }
-out=$(perf test -v "$name" 2>&1)
+out=$(perf test "${PERF_TEST_VERBOSE:--v}" "$name" 2>&1)
 echo "$out"
 verdicts=$(echo "$out" | grep -E '^ *[0-9]+(\.[0-9]+)?: .*: (Ok|Skip|FAILED!)' || true)
 if [ -z "$verdicts" ]; then

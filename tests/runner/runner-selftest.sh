@@ -7,7 +7,7 @@
 # counted. Prints TAP.
 #   tests/runner/runner-selftest.sh [--kernel IMAGE]
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 KERNEL=build/bzImage
 [ "${1:-}" = --kernel ] && KERNEL=$2
 WORK=build/tests/runner
@@ -28,7 +28,7 @@ run_case() {
 	mkdir -p "$WORK/$name.d"
 	printf '%s\n' "$list" >"$WORK/$name.d/cases.list"
 	(
-		HOST_TESTS= HOST_TESTS_DIR="$WORK/empty" scripts/check.sh --kernel "$KERNEL" \
+		HOST_TESTS='' HOST_TESTS_DIR="$WORK/empty" scripts/check.sh --kernel "$KERNEL" \
 			--timeout "$timeout" --vm-tests "$WORK/$name.d" --out "$WORK/$name.out" \
 			--guests "$guests" --guest-cpus 1 \
 			>"$WORK/$name.log" 2>&1
@@ -50,6 +50,7 @@ expect() {
 		sed 's/^/# /' "$WORK/$name.log" | tail -25
 	fi
 }
+# shellcheck disable=SC2317 # called through expect
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"

@@ -2,7 +2,7 @@
 # Host test (TAP): the sanitizer builds catch what tests/sanitize/tools.sh
 # relies on them to catch: a leaked fd (exit 98), leaked memory (exit 23),
 # and pass a clean program.
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BIN=build/sanitize/bin
 export ASAN_OPTIONS=detect_leaks=1:exitcode=23
 CASES=("leaky-clean|0" "leaky-fd|98" "leaky-mem|23")

@@ -3,7 +3,7 @@
 # LeakSanitizer and UBSan plus an fd-leak check (tests/sanitize/sanitize.mk),
 # on their success paths and error paths: each case must exit with its
 # expected status and with no memory error, leaked allocation or leaked fd.
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 BIN=build/sanitize/bin
 LEAK_EXIT=23	# LeakSanitizer's exit status (ASAN_OPTIONS below)
 FD_LEAK_EXIT=98	# fd_leak_check.c's

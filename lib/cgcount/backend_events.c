@@ -1,6 +1,6 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * cgcount classic backend: one cgroup event (PERF_FLAG_PID_CGROUP) per
+ * cgcount events backend: one cgroup event (PERF_FLAG_PID_CGROUP) per
  * event, cgroup and CPU.  libperf's evsel cannot pass PERF_FLAG_PID_CGROUP,
  * so the events are opened here; readings use libperf's perf_counts_values.
  */
@@ -13,7 +13,7 @@
 
 #include "cgcount_int.h"
 
-static int classic_open(struct cgcount *s)
+static int events_open(struct cgcount *s)
 {
 	struct cgc_event probe = s->events[0];
 	int root_fd = cgc_open_cgroup_dir(s, "/");
@@ -25,12 +25,12 @@ static int classic_open(struct cgcount *s)
 	fd = cgc_perf_open(&probe, root_fd, s->cpus[0], PERF_FLAG_PID_CGROUP);
 	close(root_fd);
 	if (fd < 0)
-		return cgc_perf_open_err(-fd, "classic backend: cgroup event");
+		return cgc_perf_open_err(-fd, "events backend: cgroup event");
 	close(fd);
 	return 0;
 }
 
-static void classic_close(struct cgcount *s)
+static void events_close(struct cgcount *s)
 {
 	(void)s;
 }
@@ -70,7 +70,7 @@ static int open_one(struct cgcount *s, struct cgc_cgroup *cg)
 	return ret;
 }
 
-static int classic_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
+static int events_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 {
 	size_t i, j;
 	int ret;
@@ -86,12 +86,12 @@ static int classic_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 	return 0;
 }
 
-static void classic_remove(struct cgcount *s, struct cgc_cgroup *cg)
+static void events_remove(struct cgcount *s, struct cgc_cgroup *cg)
 {
 	close_fds(s, cg);
 }
 
-static int classic_read_one(struct cgcount *s, struct cgc_cgroup *cg)
+static int events_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
 	struct perf_counts_values c;
 	struct cgcount_value v;
@@ -112,22 +112,22 @@ static int classic_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 	return 0;
 }
 
-static int classic_read_all(struct cgcount *s)
+static int events_read_all(struct cgcount *s)
 {
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < s->nr_cgroups && !ret; i++)
-		ret = classic_read_one(s, s->cgroups[i]);
+		ret = events_read_one(s, s->cgroups[i]);
 	return ret;
 }
 
-const struct cgc_backend_ops cgc_classic_ops = {
-	.id = CGCOUNT_CLASSIC,
-	.open = classic_open,
-	.close = classic_close,
-	.add = classic_add,
-	.remove = classic_remove,
-	.read_one = classic_read_one,
-	.read_all = classic_read_all,
+const struct cgc_backend_ops cgc_events_ops = {
+	.id = CGCOUNT_EVENTS,
+	.open = events_open,
+	.close = events_close,
+	.add = events_add,
+	.remove = events_remove,
+	.read_one = events_read_one,
+	.read_all = events_read_all,
 };

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * cgutil: the one implementation of what every piece of this project needs
+ * about cgroups and perf events: where cgroup2 is mounted, a cgroup's id,
+ * and what an event string means.  An internal static library
+ * (build/cgutil/libcgutil.a, hidden symbols): libcgcount, libcgrstat, the
+ * tools and the bench link it; it is never installed and has no stable ABI.
+ *
+ * Functions return 0 (or a count) on success and a negative errno on
+ * failure; they print nothing, the caller words the message.
+ */
+#ifndef CGUTIL_H
+#define CGUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define CGUTIL_DEFAULT_ROOT "/sys/fs/cgroup"
+
+/*
+ * The first cgroup2 mount of this mount namespace, from /proc/self/mounts
+ * read with getmntent(3), which undoes the kernel's octal escapes (a space
+ * in a mount point is "\040" there).  Without /proc: /sys/fs/cgroup if it
+ * is cgroup2.  -ENOENT if there is none, -ENAMETOOLONG if @len is short.
+ */
+int cgutil_cgroup2_root(char *root, size_t len);
+
+/* true if @path is a directory of a cgroup2 file system (statfs) */
+bool cgutil_is_cgroup2(const char *path);
+
+/*
+ * The cgroup v2 id of the cgroup directory @path: its file handle
+ * (name_to_handle_at(2)), which cgroup2 (kernfs) encodes as the 64-bit
+ * kernfs node id, the id the kernel uses everywhere (cgroup_id(),
+ * bpf_get_current_cgroup_id(), PERF_SAMPLE_CGROUP, the READ_CGROUP ioctls).
+ * stat()'s st_ino equals it only where ino_t has 64 bits; perf
+ * (util/cgroup.c) and libbpf's selftests read the handle too.
+ */
+int cgutil_cgroup_id(const char *path, uint64_t *id);
+
+/*
+ * Event strings.  @str (@len bytes, not necessarily terminated) is one
+ * event as perf stat -e takes it, tried in this order:
+ *   - perf's generic software and hardware names (cpu-clock,
+ *     context-switches, cgroup-switches, cycles, ...);
+ *   - a PMU and its terms from sysfs: "cpu/event=0x3c,umask=0x0/",
+ *     "cpu/cycles/" (an alias of events/), "software/config=0/",
+ *     config/config1/config2=, format terms placed as format/ says;
+ *   - a raw config: "r1a8";
+ *   - anything libpfm4 encodes (pfm_get_os_event_encoding,
+ *     PFM_OS_PERF_EVENT_EXT): native names "INST_RETIRED:ANY_P",
+ *     "perf::page-faults", "perf_raw::r3c".
+ * Modifiers as perf's: ":u", ":k", ":h" (or after a PMU's closing '/')
+ * count only in user, kernel, hypervisor mode; libpfm4 takes its own.
+ * On success *attr is ready for perf_event_open(2) but for read_format,
+ * which the caller sets.  -ENOENT: no parser knows it; -EINVAL: malformed
+ * (a bad modifier or term); -ERANGE: a value wider than its format.
+ */
+int cgutil_parse_event(const char *str, size_t len, struct perf_event_attr *attr);
+/* The same with @pmus instead of /sys/bus/event_source/devices (tests). */
+int cgutil_parse_event_at(const char *pmus, const char *str, size_t len,
+			  struct perf_event_attr *attr);
+
+/* The generic event names, separated by ", ", into @buf (for messages). */
+void cgutil_event_names(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,11 @@
+# shellcheck shell=bash
+# TAP helpers for the shell tests: source it, print the plan, call check.
+#   check "what it shows" COMMAND...   ok when COMMAND succeeds
+# $n counts the results, $fail is 1 once one failed (the test's exit status).
+n=0
+# shellcheck disable=SC2034 # read by the sourcing test
+fail=0
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+# shellcheck disable=SC2034 # read by the sourcing test
+not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }

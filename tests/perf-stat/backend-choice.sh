@@ -1,0 +1,125 @@
+#!/bin/bash
+# Guest test (TAP) of how perf stat --for-each-cgroup chooses its backend,
+# against what perf's users expect:
+#  - auto loads no BPF: on this kernel it picks shared and -v says why; with
+#    an event group it picks events, the only backend that keeps groups;
+#  - shared and rstat refuse an event group, naming it;
+#  - the BPF backends run when asked: --bpf-counters (bperf), perf config
+#    stat.cgroup-backend (rstat), each named with what asked for it; the old
+#    name "bpf" is refused;
+#  - 1000 cgroups under a 1024-fd limit perf cannot raise: shared and rstat
+#    count them all
+#    (the busy one's cpu-clock at least 0.5 s of the 2 s and at most its
+#    cpu.stat + 5 %) with fewer than 100 fds open; the events backend needs E x G x C fds and says that the
+#    fd limit was reached.
+# PERF_BACKEND_CHOICE_CGROUPS sets the number of cgroups (default 1000).
+set -u
+NR=${PERF_BACKEND_CHOICE_CGROUPS:-1000}
+CG=${CGROOT:-/sys/fs/cgroup}
+TOP=choice-$$
+tmp=$(mktemp -d)
+pids=()
+
+# shellcheck source=tests/lib/tap.sh
+source "$(dirname "$0")/../lib/tap.sh"
+: "${fail:=0}"	# set by tap.sh
+note() { sed 's/^/# /' "$@"; }
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	find "$CG/$TOP" -depth -type d -exec rmdir {} + 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# pstat NAME ARGS...: perf stat -a -v ARGS... -- sleep 0.3; status in $rc,
+# stderr (where -v and the counts go) in $tmp/NAME
+pstat() {
+	local name=$1
+	shift
+	perf stat -a -v "$@" -- sleep 0.3 >"$tmp/$name" 2>&1
+	rc=$?
+}
+
+backend_line() { grep -m1 '^cgroup backend' "$tmp/$1"; }
+
+mkdir -p "$CG/$TOP/a"
+echo "TAP version 13"
+echo "1..12"
+
+pstat auto --for-each-cgroup "$TOP/a" -e cpu-clock
+check "auto on a kernel with the ioctls: $(backend_line auto)" \
+	grep -q '^cgroup backend: shared (auto: ' "$tmp/auto"
+
+pstat auto-group --for-each-cgroup "$TOP/a" -e '{cpu-clock,context-switches}'
+check "auto with an event group: $(backend_line auto-group)" \
+	grep -q "^cgroup backend: events (auto: only events keeps the event group '.*{ cpu-clock, context-switches }')" "$tmp/auto-group"
+
+for b in shared rstat; do
+	pstat "$b-group" --cgroup-backend=$b --for-each-cgroup "$TOP/a" -e '{cpu-clock,context-switches}'
+	check "--cgroup-backend=$b refuses a group: $(grep -m1 'group' "$tmp/$b-group")" \
+		[ $rc -ne 0 -a "$(grep -c "cannot keep the event group '.*{ cpu-clock, context-switches }'" "$tmp/$b-group")" -ge 1 ]
+done
+
+pstat bperf --bpf-counters --for-each-cgroup "$TOP/a" -e cpu-clock
+check "--bpf-counters: $(backend_line bperf)" grep -q '^cgroup backend: bperf (--bpf-counters)' "$tmp/bperf"
+
+HOME=$tmp perf config --user stat.cgroup-backend=rstat
+HOME=$tmp pstat config --for-each-cgroup "$TOP/a" -e cpu-clock
+check "perf config stat.cgroup-backend=rstat: $(backend_line config)" \
+	grep -q '^cgroup backend: rstat (perf config stat.cgroup-backend)' "$tmp/config"
+HOME=$tmp pstat config-option --cgroup-backend=shared --for-each-cgroup "$TOP/a" -e cpu-clock
+check "--cgroup-backend overrides perf config: $(backend_line config-option)" \
+	grep -q '^cgroup backend: shared (--cgroup-backend)' "$tmp/config-option"
+
+pstat old-name --cgroup-backend=bpf --for-each-cgroup "$TOP/a" -e cpu-clock
+check "the old name bpf is refused: $(grep -m1 'unknown cgroup backend' "$tmp/old-name")" \
+	[ $rc -ne 0 -a "$(grep -c "unknown cgroup backend 'bpf' (auto, events, bperf, shared or rstat)" "$tmp/old-name")" = 1 ]
+
+# ---- many cgroups, few fds ----
+for i in $(seq "$NR"); do echo "$CG/$TOP/c$i"; done | xargs mkdir
+bash -c "echo \$\$ > $CG/$TOP/c1/cgroup.procs; while :; do :; done" &
+pids+=($!)
+list=$(seq -f "$TOP/c%g" -s, "$NR")
+
+# many BACKEND: count every cgroup for 2 s under a 1024-fd limit, hard and
+# soft, that perf cannot raise: without CAP_SYS_RESOURCE (as root perf raises
+# the hard limit by 1000 at each EMFILE, as upstream perf does)
+many() {
+	local b=$1 before after pid fds
+
+	before=$(awk '$1 == "usage_usec" { print $2 }' "$CG/$TOP/c1/cpu.stat")
+	setpriv --bounding-set=-sys_resource -- bash -c 'ulimit -n 1024 && exec "$@"' limit \
+		perf stat -a -x, --cgroup-backend="$b" --for-each-cgroup "$list" \
+		-e cpu-clock -o "$tmp/many-$b" -- sleep 2 2>"$tmp/many-$b.err" &
+	pid=$!
+	sleep 1.5
+	fds=$(find "/proc/$pid/fd" -mindepth 1 2>/dev/null | wc -l)
+	wait "$pid"
+	rc=$?
+	after=$(awk '$1 == "usage_usec" { print $2 }' "$CG/$TOP/c1/cpu.stat")
+	echo "$fds" >"$tmp/many-$b.fds"
+	echo "$(( (after - before) * 1000 ))" >"$tmp/many-$b.cpustat"
+}
+
+for b in shared rstat; do
+	many "$b"
+	fds=$(cat "$tmp/many-$b.fds")
+	counted=$(grep -c ",cpu-clock,$TOP/c" "$tmp/many-$b")
+	busy=$(awk -F, -v cg="$TOP/c1" '$4 == cg { printf "%.0f", $1 * 1000000 }' "$tmp/many-$b")
+	ref=$(cat "$tmp/many-$b.cpustat")
+	note "$tmp/many-$b.err"
+	echo "# $b: exit $rc, $counted cgroups counted, $fds fds open, c1 ${busy:-none} ns, cpu.stat at most $ref ns"
+	# perf counted 2 s inside the interval cpu.stat was read around; the
+	# loop had at least a quarter of the guest's 2 cpus
+	check "$b: $NR cgroups under ulimit -n 1024, $fds fds open, c1 counted ${busy:-0} ns (cpu.stat <= $ref)" \
+		[ $rc -eq 0 -a "$counted" -eq "$NR" -a "$fds" -lt 100 -a "${busy:-0}" -gt 500000000 -a \
+		"${busy:-0}" -le "$((ref + ref / 20))" ]
+done
+
+many events
+note "$tmp/many-events.err"
+check "events: $NR cgroups need E x G x C fds: exit $rc, the fd limit named" \
+	[ $rc -ne 0 -a "$(grep -ci 'open file descriptors\|ulimit -n' "$tmp/many-events.err")" -ge 1 ]
+exit $fail

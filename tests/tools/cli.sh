@@ -1,0 +1,73 @@
+#!/bin/bash
+# Host test (TAP) of the command-line conventions of every tool (tools/cli.h)
+# and of its man page (docs/man):
+#  - --help prints the usage on stdout, nothing on stderr, exit status 0;
+#  - --version prints "TOOL (linux-multicgroup) VERSION", exit status 0;
+#  - an unknown option and a bad value print on stderr only, exit status 2;
+#  - `man -l` renders the man page without a warning, and every option the
+#    usage names (-x, --long) appears in it.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BIN=${TOOLS_BIN:-build/bin}
+MAN=docs/man
+TOOLS="cgtop cgroup-exporter cgrstat memcg-stat cgroup-counter"
+# a value each tool must refuse
+declare -A BAD_VALUE=(
+	[cgtop]="-d nope" [cgroup-exporter]="--textfile.interval=-1"
+	[cgrstat]="--no-such-option" [memcg-stat]="-n 0 /" [cgroup-counter]="-e no-such-event /"
+)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+: "${fail:=0}"	# set by tap.sh
+
+# run TOOL ARGS...: exit status in $rc, output in $tmp/out and $tmp/err
+run() {
+	local tool=$1
+	shift
+	timeout 20 "$BIN/$tool" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	rc=$?
+}
+
+# The options a usage text names: -x and --long-name (without =VALUE).
+options_of() {
+	grep -oE -- '(^|[ ,[|])--?[a-zA-Z][a-zA-Z0-9.-]*' "$1" | sed 's/^[ ,[|]//' | sort -u
+}
+
+echo "TAP version 13"
+echo "1..$(( $(wc -w <<<"$TOOLS") * 5 ))"
+for t in $TOOLS; do
+	if [ ! -x "$BIN/$t" ]; then
+		for _ in 1 2 3 4 5; do not_ok "$t: $BIN/$t not built"; done
+		continue
+	fi
+	run "$t" --help
+	cp "$tmp/out" "$tmp/help"
+	check "$t --help: usage on stdout, exit 0" \
+		[ $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" -ge 1 ]
+	run "$t" --version
+	check "$t --version: '$(cat "$tmp/out")', exit 0" \
+		[ $rc -eq 0 -a "$(grep -cE "^$t \(linux-multicgroup\) [0-9]+\.[0-9]+" "$tmp/out")" = 1 ]
+	run "$t" --no-such-option
+	check "$t --no-such-option: stderr only, exit 2" [ $rc -eq 2 -a ! -s "$tmp/out" -a -s "$tmp/err" ]
+	# shellcheck disable=SC2086 # the bad value is split on purpose
+	run "$t" ${BAD_VALUE[$t]}
+	check "$t ${BAD_VALUE[$t]}: $(head -1 "$tmp/err"), exit 2" [ $rc -eq 2 -a ! -s "$tmp/out" -a -s "$tmp/err" ]
+	if [ ! -f "$MAN/$t.1" ]; then
+		not_ok "$t: no man page $MAN/$t.1"
+		continue
+	fi
+	LC_ALL=C.UTF-8 MANWIDTH=200 man --warnings -l "$MAN/$t.1" >"$tmp/man" 2>"$tmp/manerr"
+	missing=""
+	for opt in $(options_of "$tmp/help"); do
+		case $opt in
+		--*) grep -qF -- "$opt" "$tmp/man" ;;
+		*) grep -qE -- "(^|[^-[:alnum:]])$opt([^[:alnum:]]|\$)" "$tmp/man" ;;	# not inside --long
+		esac || missing="$missing $opt"
+	done
+	check "$t.1 renders without warnings ($(head -1 "$tmp/manerr")) and names every option of --help${missing:+; missing:$missing}" \
+		[ -s "$tmp/man" -a ! -s "$tmp/manerr" -a -z "$missing" ]
+done
+exit $fail

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Host test (TAP) of cgroup-exporter's serving and text file, on the host's
+# kernel with the events backend counting the cgroup2 root:
+#  - --textfile: one file, written atomically, that promtool check metrics
+#    passes without a finding, with the event, seconds and ratio families;
+#  - --web.listen-address=:PORT answers over IPv6 and IPv4 loopback;
+#    [::1]:PORT over IPv6 only; / links to the metrics, other paths 404;
+#  - usage errors in the address exit 2.
+# Skipped (exit 4) when the exporter cannot count here.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+BIN=${TOOLS_BIN:-build/bin}
+EXP=$BIN/cgroup-exporter
+PORT=${EXPORTER_HOST_PORT:-19464}
+tmp=$(mktemp -d)
+pid=
+
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+: "${fail:=0}"	# set by tap.sh
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# get URL: the HTTP status code, the body in $tmp/body
+get() {
+	python3 - "$1" "$tmp/body" <<'PY'
+import sys, urllib.request, urllib.error
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=10) as r:
+        code, body = r.status, r.read()
+except urllib.error.HTTPError as e:
+    code, body = e.code, e.read()
+except OSError as e:
+    code, body = 0, str(e).encode()
+open(sys.argv[2], "wb").write(body)
+print(code)
+PY
+}
+
+# serve ADDRESS: start the exporter there, wait until it listens
+serve() {
+	"$EXP" --backend events -e cpu-clock,context-switches -r '^/$' \
+		--web.listen-address="$1" 2>"$tmp/serve.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q listening "$tmp/serve.err" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+stop() { kill "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
+
+if ! "$EXP" --backend events -e cpu-clock -r '^/$' --textfile="$tmp/cg.prom" \
+	--textfile.interval=0.3 2>"$tmp/err"; then
+	sed 's/^/# /' "$tmp/err"
+	echo "1..0 # SKIP the exporter cannot count here"
+	exit 4
+fi
+echo "TAP version 13"
+echo "1..8"
+promtool check metrics <"$tmp/cg.prom" >"$tmp/lint" 2>&1
+lint=$?
+sed 's/^/# /' "$tmp/cg.prom" "$tmp/lint"
+check "--textfile: promtool check metrics exit $lint, no findings" [ $lint -eq 0 -a ! -s "$tmp/lint" ]
+families=$(grep -cE '^perf_cgroup_(event_seconds_total|events_scaling_ratio)\{cgroup="/",event="cpu-clock"\} [0-9.]+$' \
+	"$tmp/cg.prom")
+check "--textfile: the seconds and ratio series of / ($families), no temporary file left" \
+	[ "$families" = 2 -a -z "$(find "$tmp" -name 'cg.prom.*')" ]
+
+if [ ! -e /proc/net/if_inet6 ]; then
+	for _ in 1 2 3 4 5; do ok "# SKIP no IPv6 on this host"; done
+else
+	serve ":$PORT"
+	v6=$(get "http://[::1]:$PORT/metrics")
+	v4=$(get "http://127.0.0.1:$PORT/metrics")
+	check ":$PORT answers on [::1] ($v6) and 127.0.0.1 ($v4)" [ "$v6" = 200 -a "$v4" = 200 ]
+	root=$(get "http://127.0.0.1:$PORT/")
+	check "/ answers $root and links to /metrics" [ "$root" = 200 -a "$(grep -c 'href="/metrics"' "$tmp/body")" = 1 ]
+	other=$(get "http://127.0.0.1:$PORT/nope")
+	check "other paths answer 404 ($other)" [ "$other" = 404 ]
+	stop
+	check "the exporter exits 0 on SIGTERM" [ $? -eq 0 ]
+	serve "[::1]:$PORT"
+	v6=$(get "http://[::1]:$PORT/metrics")
+	v4=$(get "http://127.0.0.1:$PORT/metrics")
+	stop
+	check "[::1]:$PORT answers on IPv6 ($v6), not on IPv4 ($v4)" [ "$v6" = 200 -a "$v4" != 200 ]
+fi
+"$EXP" --web.listen-address=localhost 2>"$tmp/err"
+rc=$?
+check "--web.listen-address without a port: exit $rc, $(head -1 "$tmp/err")" [ $rc -eq 2 ]
+exit $fail

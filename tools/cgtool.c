@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What cgtop and cgroup-exporter share (cgtool.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cgtool.h"
+
+volatile sig_atomic_t cgtool_stop;
+
+void cgtool_init(struct cgtool *t, const char *prog, const char *default_events)
+{
+	*t = (struct cgtool){ .prog = prog, .events = default_events, .regex = ".*",
+			      .opts = { .sz = sizeof(t->opts) } };
+}
+
+static int parse_backend(struct cgtool *t, const char *name)
+{
+	cgcount_print_fn_t print = cgcount_set_print(NULL);	/* our message instead */
+	int err = cgcount_parse_backend(name, &t->opts.backend);
+
+	cgcount_set_print(print);
+	if (!err)
+		return 1;
+	cli_usage_error(t->prog, "unknown backend '%s' (auto, events, shared or rstat)", name);
+	return -1;
+}
+
+int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'e':
+		t->events = arg;
+		return 1;
+	case 'r':
+		t->regex = arg;
+		return 1;
+	case CGTOOL_OPT_BACKEND:
+		return parse_backend(t, arg);
+	}
+	return 0;
+}
+
+int cgtool_parse_seconds(const char *arg, double min, double *seconds)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= min) || v > 1e6)
+		return -1;
+	*seconds = v;
+	return 0;
+}
+
+int cgtool_parse_long(const char *arg, long min, long max, long *value)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max)
+		return -1;
+	*value = v;
+	return 0;
+}
+
+/* libcgcount's messages ("libcgcount: ..."), after the tool's name */
+static const char *print_prog;
+
+static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGCOUNT_DEBUG)
+		return 0;
+	fprintf(stderr, "%s: ", print_prog);
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* libcgcount says why a call failed, through its print callback */
+struct cgcount *cgtool_open(const struct cgtool *t)
+{
+	struct cgcount *s;
+
+	print_prog = t->prog;
+	cgcount_set_print(print_with_prog);
+	s = cgcount_open(t->events, &t->opts);
+	if (s && cgcount_add_regex(s, t->regex) < 0) {
+		cgcount_close(s);
+		s = NULL;
+	}
+	return s;
+}
+
+int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
+			const struct cgcount_reading *last, size_t nr)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		snprintf(path, sizeof(path), "%s%s", cgcount_cgroup_root(s), last[i].path);
+		if (stat(path, &st) && errno == ENOENT)
+			cgcount_remove_id(s, last[i].cgroup_id);
+	}
+	return cgcount_add_regex(s, t->regex) < 0 ? -1 : 0;
+}
+
+int cgtool_is_time_event(const char *event)
+{
+	size_t len = strcspn(event, ":/");
+
+	return (len == 9 && !strncmp(event, "cpu-clock", 9)) ||
+	       (len == 10 && !strncmp(event, "task-clock", 10));
+}
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	cgtool_stop = 1;
+}
+
+void cgtool_handle_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop_signal };	/* no SA_RESTART */
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}

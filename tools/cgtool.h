@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What cgtop and cgroup-exporter share: the options that choose what to
+ * count (-e/--events, -r/--regex, --backend), opening the libcgcount
+ * session, keeping its cgroups in step with the cgroup tree, and the
+ * signals that stop them.
+ */
+#ifndef TOOLS_CGTOOL_H
+#define TOOLS_CGTOOL_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "cgcount.h"
+#include "cli.h"
+
+/* getopt_long codes of the long-only options the tools share */
+enum {
+	CGTOOL_OPT_BACKEND = 0x100,
+	CGTOOL_OPT_VERSION,
+	CGTOOL_OPT_FIRST_PRIVATE,	/* a tool's own long-only options start here */
+};
+
+/* The shared entries of a getopt_long table (help: 'h', events 'e', regex 'r') */
+#define CGTOOL_LONG_OPTIONS						\
+	{ "events", required_argument, NULL, 'e' },			\
+	{ "regex", required_argument, NULL, 'r' },			\
+	{ "backend", required_argument, NULL, CGTOOL_OPT_BACKEND },	\
+	{ "help", no_argument, NULL, 'h' },				\
+	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
+
+/* Usage lines of the shared options, for each tool's --help */
+#define CGTOOL_USAGE_OPTIONS						\
+	"  -e, --events=LIST    comma-separated perf events (default %s)\n"	\
+	"  -r, --regex=REGEX    count the cgroups whose path (\"/a/b\") matches\n" \
+	"                       (POSIX extended, unanchored; default: every cgroup)\n" \
+	"      --backend=NAME   auto (default), events, shared or rstat\n"	\
+	"  -h, --help           this text\n"				\
+	"      --version        the version\n"
+
+struct cgtool {
+	const char *prog;
+	const char *events;
+	const char *regex;
+	struct cgcount_opts opts;
+};
+
+/* The tool's defaults: every cgroup, backend auto. */
+void cgtool_init(struct cgtool *t, const char *prog, const char *default_events);
+
+/*
+ * Handle one option of the shared set.  Returns 1 when handled, 0 when the
+ * option is not a shared one, -1 after printing a usage error.  --help and
+ * --version are left to the tool (its usage text), as is '?'.
+ */
+int cgtool_parse_option(struct cgtool *t, int opt, const char *arg);
+
+/* "1.5" -> 1.5 seconds, at least @min; -1 on a malformed or smaller value */
+int cgtool_parse_seconds(const char *arg, double min, double *seconds);
+/* a whole number in [min, max]; -1 otherwise */
+int cgtool_parse_long(const char *arg, long min, long max, long *value);
+
+/* Open the session and add the cgroups that match; NULL after a message. */
+struct cgcount *cgtool_open(const struct cgtool *t);
+
+/*
+ * Keep the session in step with the tree: stop counting the cgroups of
+ * @last that were removed, add those that appeared and match.
+ */
+int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
+			const struct cgcount_reading *last, size_t nr);
+
+/* An event that counts nanoseconds (cpu-clock, task-clock, with modifiers) */
+int cgtool_is_time_event(const char *event);
+
+/* Set by SIGINT and SIGTERM (installed without SA_RESTART); SIGPIPE ignored */
+extern volatile sig_atomic_t cgtool_stop;
+void cgtool_handle_signals(void);
+
+#endif /* TOOLS_CGTOOL_H */
