@@ -63,15 +63,32 @@ full)	mapfile -t configs < <(cube "1 10 100 1000 10000" "1 2 4" "1 4 8"); reps=5
 profile) configs=("1000 2 1" "1000 2 8"); reps=1; pipe_loops=300; ring_loops=0 ;;
 *) echo "usage: $0 smoke|quick|full|profile OUTDIR" >&2; exit 2 ;;
 esac
-# exact: one repetition after a warm-up; 1,000 round trips and 50 ring
-# laps are 2,000 and up to 1,600 cgroup switches, counted to the instruction
+# exact: one repetition after a warm-up; 5,000 round trips and 50 ring
+# laps are 10,000 and up to 1,600 cgroup switches, counted to the
+# instruction. perf bench's time includes its fork, both ends' moves into
+# their cgroups and the exit (the same in every session, but not exactly:
+# about 100,000 instructions apart between runs): 5,000 round trips
+# make that 10 instructions per switch.
 if [ "$exact" = 1 ] && [ "$mode" != smoke ] && [ "$mode" != profile ]; then
-	reps=1 pipe_loops=1000 ring_loops=50
+	reps=1 pipe_loops=5000 ring_loops=50
 	memcg_args="-n 2000 -N 3 -c 1000 -R 3"
 fi
 reps=${BENCH_REPS:-$reps}
 [ -n "${BENCH_CONFIGS:-}" ] && IFS=';' read -ra configs <<<"$BENCH_CONFIGS"
 
+# favordynmods (cgroup2's mount option): a task's move between cgroups then
+# takes cgroup_threadgroup_rwsem without an RCU grace period. Without it
+# every move (perf bench sched pipe -G moves both ends once per run) waits
+# for a grace period, idle time the exact guest's clock jumps over but
+# counts: the same pipe run (-G, 1,000 round trips) read 25.3 to 33.9 us
+# per round trip in five runs of one boot, and 15.71 to 15.81 with it.
+# The pipe's loop does not fork, so its cost is the same either way.
+cg_opts=$(awk -v r=$cg_root '$2 == r && $3 == "cgroup2" { print $4; exit }' /proc/mounts)
+if [[ ,$cg_opts, != *,favordynmods,* ]] && mount -o remount,favordynmods $cg_root; then
+	trap 'mount -o remount,"$cg_opts" $cg_root' EXIT
+fi
+
+# shellcheck source=bench/host-clock.sh
 . bench/host-clock.sh
 now_ns() { host_ns; }
 meminfo_kb() { awk -v f="$1:" '$1 == f { print $2 }' /proc/meminfo; }
@@ -145,7 +162,7 @@ counting() {
 	bperf) perf_stat "$dir" "$ev" --bpf-counters "$@" ;;
 	shared|rstat)
 		if [ -n "$perf_backends" ]; then
-			perf_stat "$dir" "$ev" --cgroup-backend=$b "$@"
+			perf_stat "$dir" "$ev" --cgroup-backend="$b" "$@"
 		else
 			shift
 			cgbench count -b "$b" -e "$ev" -f "$list.all" -R "$sub" -o "$dir/counts.txt" -- "$@"
@@ -188,23 +205,23 @@ session() { # BACKEND G E D REP LIST SUBTREE (REP < 0: a warm-up, nothing record
 	fi
 	declare -A w
 	while IFS='=' read -r k v; do w[$k]=$v; done <"$dir/workload.txt"
-	local r="session $b $g $e $d $rep"
-	row $r setup_ms $(((w[start_ns] - t0) / 1000000)) ms
-	row $r teardown_ms $(((t1 - w[end_ns]) / 1000000)) ms
-	row $r pipe_us_per_op "${w[pipe_us_per_op]}" us
-	row $r pipe_host_us_per_op "${w[pipe_host_us_per_op]}" us
-	row $r ring_us_per_msg "${w[ring_us_per_msg]}" us
-	row $r ring_host_us_per_msg "${w[ring_host_us_per_msg]}" us
-	row $r ring_cpu_us_per_msg "${w[ring_cpu_us_per_msg]}" us
-	row $r fds "$([ "$b" = none ] && echo 0 || echo "${w[fds]}")" fds
-	row $r perf_events "$([ "$b" = none ] && echo 0 || echo "${w[perf_events]}")" events
-	row $r slab_kb $((w[slab_kb] - slab0)) kB
-	row $r percpu_kb $((w[percpu_kb] - pcpu0)) kB
-	row $r bpf_map_kb "${w[bpf_map_kb]}" kB
+	local r=(session "$b" "$g" "$e" "$d" "$rep")
+	row "${r[@]}" setup_ms $(((w[start_ns] - t0) / 1000000)) ms
+	row "${r[@]}" teardown_ms $(((t1 - w[end_ns]) / 1000000)) ms
+	row "${r[@]}" pipe_us_per_op "${w[pipe_us_per_op]}" us
+	row "${r[@]}" pipe_host_us_per_op "${w[pipe_host_us_per_op]}" us
+	row "${r[@]}" ring_us_per_msg "${w[ring_us_per_msg]}" us
+	row "${r[@]}" ring_host_us_per_msg "${w[ring_host_us_per_msg]}" us
+	row "${r[@]}" ring_cpu_us_per_msg "${w[ring_cpu_us_per_msg]}" us
+	row "${r[@]}" fds "$([ "$b" = none ] && echo 0 || echo "${w[fds]}")" fds
+	row "${r[@]}" perf_events "$([ "$b" = none ] && echo 0 || echo "${w[perf_events]}")" events
+	row "${r[@]}" slab_kb $((w[slab_kb] - slab0)) kB
+	row "${r[@]}" percpu_kb $((w[percpu_kb] - pcpu0)) kB
+	row "${r[@]}" bpf_map_kb "${w[bpf_map_kb]}" kB
 	case $b in none|floor|floor-read) return ;; esac
 	read -r err ratio <<<"$(accuracy "$dir")"
-	row $r cpu_clock_err_pct "${err:-nan}" %
-	row $r cpu_clock_ratio "${ratio:-nan}" ratio
+	row "${r[@]}" cpu_clock_err_pct "${err:-nan}" %
+	row "${r[@]}" cpu_clock_ratio "${ratio:-nan}" ratio
 }
 
 # switches G E D LIST: the cgroup switches (and context switches) of each
@@ -250,6 +267,7 @@ bperf_read() { # G E D
 memcg() { # memory.stat (read, read+parse) vs the BPF reader, 1 and -c cgroups
 	local many=${memcg_args##*-c } n
 	many=${many%% *}
+	# shellcheck disable=SC2086 # memcg_args holds several options
 	build/bin/memcg_stat_bench $memcg_args | sed 's/= */=/g' |
 	awk '$3 ~ /^reads=/ { for (i = 4; i <= 6; i++) { sub(/^[a-z]+=/, "", $i); sub(/s$/, "", $i) }
 		print $1, $2, $4, $5, $6, $7 }' |
@@ -270,7 +288,7 @@ profile() {
 	rm -rf "$dir"; mkdir -p "$dir"
 	counting "$1" "$(events_of "$3")" "$5" "$6" "$dir" -- \
 		perf record -a -e cpu-clock -F 1000 -q -o "$dir/perf.data" -- \
-		perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" >/dev/null 2>&1
+		perf bench sched pipe -G "${first#"$cg_root"/},${last#"$cg_root"/}" -l "$pipe_loops" >/dev/null 2>&1
 	{
 		echo "## $1: G=$2 E=$3 depth=$4, perf bench sched pipe -l $pipe_loops, samples by symbol"
 		perf report -i "$dir/perf.data" --no-children --sort sym --stdio -q 2>/dev/null | head -30
@@ -307,7 +325,7 @@ ftrace_calls() {
 	echo function >$t/current_tracer
 	: >$t/trace
 	counting "$b" "$4" "$5" "$6" "$dir" -- bash -c "echo 1 >$t/tracing_on
-		taskset -c 0 perf bench sched pipe -G ${first#$cg_root/},${last#$cg_root/} -l $loops >/dev/null 2>&1
+		taskset -c 0 perf bench sched pipe -G ${first#"$cg_root"/},${last#"$cg_root"/} -l $loops >/dev/null 2>&1
 		echo 0 >$t/tracing_on"
 	awk '$2 == "[000]" { for (i = 3; i <= NF; i++) if ($i ~ /:$/ && $(i + 1) != "") { c[$(i + 1)]++; break } }
 		END { for (f in c) print c[f], f }' $t/trace
@@ -358,6 +376,7 @@ if [ "$mode" = profile ]; then
 		# what perf stat holds open while its workload runs
 		for b in events bperf; do
 			echo "## fds of perf stat ($b) while counting G=$g: by link target"
+			# shellcheck disable=SC2016 # expanded by the inner bash
 			counting "$b" "$(events_of "$e")" "$tmp/list" "$sub" "$tmp" -- \
 				bash -c 'ls -l /proc/$PPID/fd | awk "NR > 1 { print \$NF }" | sed "s/[0-9]\+/N/g" | sort | uniq -c'
 			echo
@@ -381,9 +400,12 @@ start=$(now_ns)
 elapsed() { echo "$((($(now_ns) - start) / 1000000000)) s"; }
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions$([ "$exact" = 1 ] && echo ", instruction-exact guest")"
 echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend" || echo cgbench)"
-echo "driver=$([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend=events|bpf|shared|rstat" || echo "perf stat (events, bperf), cgbench (shared, rstat)"), cgbench (floor, floor-read)" >>"$out/meta.txt"
-echo "reps=$reps pipe_loops=$pipe_loops ring_loops=$ring_loops perf=$(command -v perf) ($(perf version 2>/dev/null))" >>"$out/meta.txt"
-echo "backends=${backends[*]}" >>"$out/meta.txt"
+{
+	echo "driver=$([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend=events|bpf|shared|rstat" || echo "perf stat (events, bperf), cgbench (shared, rstat)"), cgbench (floor, floor-read)"
+	echo "reps=$reps pipe_loops=$pipe_loops ring_loops=$ring_loops perf=$(command -v perf) ($(perf version 2>/dev/null))"
+	echo "backends=${backends[*]}"
+	echo "cgroup2=$(awk -v r=$cg_root '$2 == r { print $4; exit }' /proc/mounts)"
+} >>"$out/meta.txt"
 for c in "${configs[@]}"; do
 	read -r g e d <<<"$c"
 	list=$tmp/list

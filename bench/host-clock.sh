@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by bench/ scripts in the guest: host_ns prints the clock that
 # spans are timed with, in ns.
 # Instruction-exact guest (BENCH_EXACT=1, scripts/vm-run.sh --exact): the

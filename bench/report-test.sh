@@ -4,8 +4,8 @@
 # the targets, a table per configuration and every plot. The guest's bench
 # smoke test (bench/smoke-test.sh) checks the summary of a fresh run.
 set -u
-cd "$(dirname "$0")/.."
-src=$(ls -d bench/results/*-quick 2>/dev/null | tail -1)
+cd "$(dirname "$0")/.." || exit
+src=$(find bench/results -maxdepth 1 -name '*-quick' -type d 2>/dev/null | sort | tail -1)
 out=build/tests/bench-report
 echo "TAP version 13"
 if [ -z "$src" ]; then

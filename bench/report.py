@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Tables and plots from one bench/ run.
 
-    bench/report.py [--no-plots] DIR
+    bench/report.py [--no-plots] DIR [--also DIR2]...
 
 Reads DIR/results.csv (bench/guest.sh) and DIR/meta.txt, rewrites
 DIR/results.csv with the run's machine, kernel and commit on every row,
 and writes DIR/summary.md and DIR/*.png (gnuplot; not with --no-plots). Overheads are paired:
 each repetition's backend time over the same repetition's no-counting time
 (the backends run interleaved), then the median over repetitions.
+--also DIR2: DIR2's rows count as further repetitions of DIR's (another
+boot of the same run, to show how far two runs lie apart); DIR2 is read,
+not rewritten.
 """
 import csv
 import os
@@ -50,10 +53,12 @@ def read_meta(d):
     return meta
 
 
-def read_rows(d, meta):
+def read_rows(d, meta, rewrite=True):
     path = os.path.join(d, "results.csv")
     with open(path) as f:
         rows = list(csv.DictReader(f))
+    if not rewrite:
+        return rows
     run = os.path.basename(os.path.normpath(d))
     extra = {"run": run, "machine": meta.get("machine", "?"),
              "kernel": meta.get("kernel", "?"), "commit": meta.get("commit", "?")}
@@ -110,14 +115,18 @@ class Results:
         sw = self.median("switches", "none", cfg, name)
         return sw if sw and sw > 0 else None
 
-    def per_switch(self, backend, cfg, metric, base="none"):
-        """Median over repetitions of (backend - base) per cgroup switch, in ns
+    def per_switch_reps(self, backend, cfg, metric, base="none"):
+        """(backend - base) per cgroup switch in each repetition, in ns
         (instructions in an exact guest), paired by repetition."""
         mine = self.v.get(("session", backend) + cfg + (metric,), {})
         other = self.v.get(("session", base) + cfg + (metric,), {})
         sw = self.switches(cfg, metric)
-        diffs = [1000 * (mine[r] - other[r]) / sw for r in mine
-                 if sw and r in other and mine[r] == mine[r] and other[r] == other[r]]
+        return [1000 * (mine[r] - other[r]) / sw for r in sorted(mine)
+                if sw and r in other and mine[r] == mine[r] and other[r] == other[r]]
+
+    def per_switch(self, backend, cfg, metric, base="none"):
+        """Median over repetitions of per_switch_reps."""
+        diffs = self.per_switch_reps(backend, cfg, metric, base)
         return statistics.median(diffs) if diffs else None
 
     def pmu(self, backend, cfg, op):
@@ -285,8 +294,20 @@ def repeat_spread(res):
                 worst[b] = max(worst.get(b, 0), sp)
     if not worst:
         return []
-    return ["Largest spread of the pipe's ns/op between repetitions of one configuration: " +
-            ", ".join(f"{b} {fmt(worst[b], 2)} %" for b in BACKENDS if b in worst) + ".", ""]
+    out = ["Largest spread of the pipe's ns/op between repetitions of one configuration: " +
+           ", ".join(f"{b} {fmt(worst[b], 2)} %" for b in BACKENDS if b in worst) + ".", ""]
+    # the same for what the targets read: instructions per switch over none
+    u = unit(res)
+    out += [f"The pipe's {u} per cgroup switch over none in each repetition (max - min):", "",
+            "| G, E, depth | " + " | ".join(BACKENDS[1:]) + " |",
+            "| --- |" + " ---: |" * (len(BACKENDS) - 1)]
+    for cfg in res.configs():
+        cells = []
+        for b in BACKENDS[1:]:
+            v = res.per_switch_reps(b, cfg, PIPE)
+            cells.append(" / ".join(fmt(x) for x in v) + (f" ({fmt(max(v) - min(v))})" if len(v) > 1 else ""))
+        out.append(f"| {cfg[0]}, {cfg[1]}, {cfg[2]} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def write_data(d, name, header, lines):
@@ -400,11 +421,21 @@ def main():
     args = sys.argv[1:]
     with_plots = "--no-plots" not in args
     args = [a for a in args if a != "--no-plots"]
+    also = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--also"]
+    args = [a for i, a in enumerate(args) if a != "--also" and (i == 0 or args[i - 1] != "--also")]
     if len(args) != 1:
         sys.exit(__doc__)
     d = args[0]
     meta = read_meta(d)
-    res = Results(read_rows(d, meta), meta.get("clock", "").startswith("exact"))
+    rows = read_rows(d, meta)
+    for other in also:
+        # another boot's repetitions after this run's
+        offset = 1 + max((int(r["rep"]) for r in rows), default=0)
+        more = read_rows(other, read_meta(other), rewrite=False)
+        rows += [{**r, "rep": str(int(r["rep"]) + offset)} for r in more]
+        meta[f"also {os.path.basename(os.path.normpath(other))}"] = (
+            f"its rows are repetitions {offset} and on ({read_meta(other).get('commit', '?')})")
+    res = Results(rows, meta.get("clock", "").startswith("exact"))
     u = unit(res)
     lines = [f"# bench results: {os.path.basename(os.path.normpath(d))}", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]

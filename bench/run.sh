@@ -43,7 +43,7 @@ profile) timeout=1200 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 if [ -z "$out" ]; then
-	[ $mode = smoke ] && out=build/bench/smoke || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
+	[ "$mode" = smoke ] && out=build/bench/smoke || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
 fi
 mkdir -p "$out"
 rm -f "$out"/results.csv "$out"/*.png
@@ -68,7 +68,7 @@ fi
 scripts/vm-run.sh "${vm_opts[@]}" --kernel "$kernel" --timeout $timeout -- \
 	"${env}bench/guest-run.sh $mode $out"
 echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.txt"
-if [ $mode = profile ]; then
+if [ "$mode" = profile ]; then
 	echo "bench: kernel profiles in $out/profile.txt"
 else
 	bench/report.py "$out"

@@ -23,6 +23,7 @@ cg_root=/sys/fs/cgroup
 mapfile -t cgroups <"$list"
 n=${#cgroups[@]}
 first=${cgroups[0]} last=${cgroups[n - 1]}
+# shellcheck source=bench/host-clock.sh
 . "$(dirname "$0")/host-clock.sh"
 
 # the cgroups the workload runs in: both pipe ends and the ring's 16 tasks
@@ -36,7 +37,7 @@ bpf_map_kb() { # BPF maps held by process $1
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^map_type:/ { m = 1 } /^memlock:/ { if (m) s += $2; m = 0 }
 		END { print int(s / 1024) }'
 }
-perf_event_fds() { ls -l /proc/"$1"/fd 2>/dev/null | grep -c 'anon_inode:\[perf_event\]'; }
+perf_event_fds() { find /proc/"$1"/fd -lname 'anon_inode:\[perf_event\]' 2>/dev/null | wc -l; }
 per_op() { awk -v a="$1" -v b="$2" -v n="$3" 'BEGIN { printf "%.3f\n", (b - a) / 1000 / n }'; }
 count_switches() { # PART COMMAND...: COMMAND, its switches counted when asked
 	local part=$1
@@ -54,7 +55,7 @@ switches_per() { # PART N: "PART_cgroup_switches_per_X=..." lines
 
 {
 	echo "start_ns=$(host_ns)"
-	echo "fds=$(ls /proc/$PPID/fd | wc -l)"
+	echo "fds=$(find /proc/$PPID/fd -mindepth 1 -maxdepth 1 | wc -l)"
 	echo "perf_events=$(perf_event_fds $PPID)"
 	echo "bpf_map_kb=$(bpf_map_kb $PPID)"
 	echo "slab_kb=$(meminfo_kb Slab)"
@@ -66,7 +67,7 @@ t0=$(host_ns)
 # cgroups on one cpu. Unpinned, the scheduler put the two tasks on one cpu
 # in some runs and on two (wake-up IPIs) in others: no counting alone varied
 # by up to 105% between repetitions.
-count_switches pipe taskset -c 0 perf bench sched pipe -G "${first#$cg_root/},${last#$cg_root/}" -l "$pipe_loops" |
+count_switches pipe taskset -c 0 perf bench sched pipe -G "${first#"$cg_root"/},${last#"$cg_root"/}" -l "$pipe_loops" |
 	awk '/usecs\/op/ { print "pipe_us_per_op=" $1 }' >>"$out/workload.txt"
 t1=$(host_ns)
 count_switches ring cgbench ring -f "$list" -t 16 -k 2 -l "$ring_loops" |

@@ -111,7 +111,8 @@ else
 	rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
 fi
 RUNDIR=${RUNDIR%/}
-cleanup() { [ $KEEP = 1 ] || rm -rf "$RUNDIR"; }
+# shellcheck disable=SC2317 # run by the trap
+cleanup() { [ "$KEEP" = 1 ] || rm -rf "$RUNDIR"; }
 trap cleanup EXIT
 printf 'cd /repo\n%s\n' "$CMD" >"$RUNDIR/cmd.sh"
 
@@ -203,7 +204,7 @@ wait $QPID
 QEMU_STATUS=$?
 HUNG=0
 [ $QEMU_STATUS = 124 ] && HUNG=1
-[ $QUIET = 0 ] && wait $TPID 2>/dev/null
+[ $QUIET = 0 ] && wait "$TPID" 2>/dev/null
 [ $QUIET = 1 ] && [ -f "$RUNDIR/out" ] && cat "$RUNDIR/out"
 
 # The kernel log: what the console caught, and dmesg if the guest got that far.
