@@ -62,8 +62,8 @@ GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h \
-		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h $$(MEMCG_LIB) $(LIBBPF_A)
+		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat -Itests/lib $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

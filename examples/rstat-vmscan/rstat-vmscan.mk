@@ -3,3 +3,6 @@
 # memcg reclaim; built as a skeleton that tests/bpf-rstat/vmscan_test.c loads.
 VMSCAN_OUT := $(BUILD)/examples/rstat-vmscan
 $(eval $(call BPF_SKEL_RULES,examples/rstat-vmscan,$(VMSCAN_OUT)))
+# the rstat kfuncs, shared with libcgrstat's program
+$(VMSCAN_OUT)/vmscan.bpf.o: BPF_CFLAGS += -Ilib/cgrstat
+$(VMSCAN_OUT)/vmscan.bpf.o: lib/cgrstat/rstat_kfuncs.bpf.h

@@ -8,13 +8,15 @@
  * into per-cgroup totals and propagates them to parents, children first;
  * dump_vmscan (iter.s/cgroup, one pinned file per cgroup) flushes and prints
  * "cg_id: N, total_vmscan_delay: NS" for its cgroup.
- * Same kfunc portability as rstat_counters.bpf.c (6.1 .. 6.16+).
+ * The rstat kfuncs of every kernel from 6.1 on: lib/cgrstat/rstat_kfuncs.bpf.h.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+
+#include "rstat_kfuncs.bpf.h"	/* lib/cgrstat: the kfuncs on 6.1 .. 7.x */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -49,24 +51,6 @@ struct {
 	__type(value, struct vmscan);
 } cgroup_vmscan_elapsed SEC(".maps");
 
-extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
-extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
-extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
-extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
-extern struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym __weak;
-extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
-
-/*
- * Set by the loader from the running kernel's BTF and version before load,
- * so that the verifier drops the branches this kernel cannot take (6.1-6.3
- * refuse bpf_ksym_exists() on a kfunc):
- *   have_css_rstat      6.16+: css_rstat_updated/flush, else cgroup_rstat_*
- *   kfunc_args_trusted  7.0+: kfuncs take trusted arguments only, and a
- *                       cgroup reached through task->cgroups is not one
- */
-const volatile bool have_css_rstat;
-const volatile bool kfunc_args_trusted;
-
 /*
  * The cgroup whose memcg the task charges. On 7.0+ the kfuncs want a
  * trusted cgroup, and of css_set only dfl_cgrp is one (subsys[] is not
@@ -82,30 +66,6 @@ static __always_inline struct cgroup *task_memcg(struct task_struct *task)
 		return task->cgroups->dfl_cgrp;
 	return task->cgroups->subsys[id]->cgroup;
 }
-
-static __always_inline void rstat_updated(struct cgroup *cgrp, int cpu)
-{
-	if (have_css_rstat)
-		css_rstat_updated(&cgrp->self, cpu);
-	else
-		cgroup_rstat_updated(cgrp, cpu);
-}
-
-static __always_inline void mark_updated(struct cgroup *cgrp, int cpu)
-{
-	struct cgroup *ref;
-
-	if (!kfunc_args_trusted) {
-		rstat_updated(cgrp, cpu);
-		return;
-	}
-	ref = bpf_cgroup_acquire(cgrp);
-	if (!ref)
-		return;
-	rstat_updated(ref, cpu);
-	bpf_cgroup_release(ref);
-}
-
 
 static __always_inline __u64 cgroup_id(struct cgroup *cgrp)
 {
@@ -195,10 +155,7 @@ int BPF_PROG(dump_vmscan, struct bpf_iter_meta *meta, struct cgroup *cgrp)
 
 	if (!cgrp)
 		return 1;	/* epilogue */
-	if (have_css_rstat)
-		css_rstat_flush(&cgrp->self);
-	else
-		cgroup_rstat_flush(cgrp);
+	flush_subtree(cgrp);
 	id = cgroup_id(cgrp);
 	total = bpf_map_lookup_elem(&cgroup_vmscan_elapsed, &id);
 	BPF_SEQ_PRINTF(seq, "cg_id: %llu, total_vmscan_delay: %llu\n", id,

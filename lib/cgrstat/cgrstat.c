@@ -1,6 +1,8 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /* cgrstat library: loads cgrstat.bpf.c, opens the counters, reads results. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -61,10 +63,12 @@ struct cgrstat {
 	struct bpf_link *flush_link;
 	int nr_events;
 	int nr_cpus;
-	const struct event_desc *events[CGRSTAT_MAX_EVENTS];
+	struct event_desc events[CGRSTAT_MAX_EVENTS];
+	char event_names[CGRSTAT_MAX_EVENTS][NAME_LEN];
 	struct bpf_link *migrate_link;
 	struct bpf_link *release_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
+	bool own_fds;			/* perf_fds are ours to close */
 	uint32_t max_records;
 	const struct cgrstat_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
@@ -109,6 +113,17 @@ static const struct event_desc *find_event(const char *name)
 	return NULL;
 }
 
+static void add_event(struct cgrstat *s, const char *name, __u32 type, __u64 config)
+{
+	struct event_desc *ev = &s->events[s->nr_events];
+
+	snprintf(s->event_names[s->nr_events], NAME_LEN, "%s", name ? name : "");
+	ev->name = s->event_names[s->nr_events];
+	ev->type = type;
+	ev->config = config;
+	s->nr_events++;
+}
+
 static int parse_events(struct cgrstat *s, const char *list)
 {
 	char *copy, *tok, *save = NULL;
@@ -133,7 +148,7 @@ static int parse_events(struct cgrstat *s, const char *list)
 			ret = S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
 			break;
 		}
-		s->events[s->nr_events++] = ev;
+		add_event(s, ev->name, ev->type, ev->config);
 	}
 	free(copy);
 	return ret;
@@ -246,8 +261,8 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
-		.type = s->events[ev]->type,
-		.config = s->events[ev]->config,
+		.type = s->events[ev].type,
+		.config = s->events[ev].config,
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
 	};
 
@@ -261,42 +276,85 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 	case EPERM:
 		return S_ERR(s, errno, "no permission to open event '%s' on cpu %d: run as root "
 			     "(CAP_PERFMON + CAP_BPF) or lower /proc/sys/kernel/perf_event_paranoid",
-			     s->events[ev]->name, cpu);
+			     s->events[ev].name, cpu);
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
 		return S_ERR(s, errno, "event '%s' is not supported by this machine "
-			     "(no hardware PMU?): %s", s->events[ev]->name, strerror(errno));
+			     "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
 	default:
 		return S_ERR(s, errno, "perf_event_open('%s', cpu %d): %s",
-			     s->events[ev]->name, cpu, strerror(errno));
+			     s->events[ev].name, cpu, strerror(errno));
 	}
 }
 
-static int open_counters(struct cgrstat *s)
+static int alloc_fds(struct cgrstat *s)
 {
-	int map_fd = bpf_map__fd(s->skel->maps.events);
-	int ev, cpu, ret, n = s->nr_events * s->nr_cpus;
+	int i, n = s->nr_events * s->nr_cpus;
 
 	s->perf_fds = malloc(sizeof(int) * n);
 	if (!s->perf_fds)
 		return S_ERR(s, ENOMEM, "out of memory");
-	for (ev = 0; ev < n; ev++)
-		s->perf_fds[ev] = -1;
+	for (i = 0; i < n; i++)
+		s->perf_fds[i] = -1;
+	return 0;
+}
+
+/* Hand the counters of s->perf_fds to the BPF program. */
+static int install_fds(struct cgrstat *s)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.events);
+	int ev, cpu;
+
 	for (ev = 0; ev < s->nr_events; ev++) {
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 			__u32 key = ev * s->nr_cpus + cpu;
 
-			ret = open_counter(s, ev, cpu, &s->perf_fds[key]);
-			if (ret > 0)
+			if (s->perf_fds[key] < 0)
 				continue;
-			if (ret < 0)
-				return ret;
 			if (bpf_map_update_elem(map_fd, &key, &s->perf_fds[key], BPF_ANY))
 				return S_ERR(s, errno, "cannot put event '%s' of cpu %d in the BPF map: %s",
-					     s->events[ev]->name, cpu, strerror(errno));
+					     s->events[ev].name, cpu, strerror(errno));
 		}
 	}
+	return 0;
+}
+
+static int open_counters(struct cgrstat *s)
+{
+	int ev, cpu, ret;
+
+	ret = alloc_fds(s);
+	if (ret)
+		return ret;
+	s->own_fds = true;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			ret = open_counter(s, ev, cpu, &s->perf_fds[ev * s->nr_cpus + cpu]);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return install_fds(s);
+}
+
+/* The caller's counters: fds[cpu] of each, -1 where none. */
+static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counters, int nr)
+{
+	int i, cpu, ret;
+
+	if (nr <= 0 || !counters)
+		return S_ERR(s, EINVAL, "no counters given");
+	if (nr > CGRSTAT_MAX_EVENTS)
+		return S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
+	for (i = 0; i < nr; i++)
+		add_event(s, counters[i].name, counters[i].type, counters[i].config);
+	ret = alloc_fds(s);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr; i++)
+		for (cpu = 0; cpu < s->nr_cpus && cpu < counters[i].nr_cpus; cpu++)
+			s->perf_fds[i * s->nr_cpus + cpu] = counters[i].fds ? counters[i].fds[cpu] : -1;
 	return 0;
 }
 
@@ -370,9 +428,12 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	skel->rodata->nr_events = s->nr_events;
 	skel->rodata->have_css_rstat = kf->css_rstat;
 	skel->rodata->kfunc_args_trusted = kf->trusted_args;
+	skel->rodata->software_only = true;
 	for (i = 0; i < s->nr_events; i++) {
-		const struct event_desc *ev = s->events[i];
+		const struct event_desc *ev = &s->events[i];
 
+		if (ev->type != PERF_TYPE_SOFTWARE)
+			skel->rodata->software_only = false;
 		strncpy((char *)skel->rodata->event_names[i], ev->name, NAME_LEN - 1);
 		if (ev->type == PERF_TYPE_SOFTWARE &&
 		    (ev->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
@@ -421,7 +482,8 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	bool move_hook;
 	int err;
 
-	s->max_records = opts && opts->max_records ? opts->max_records : DEFAULT_MAX_RECORDS;
+	s->max_records = opts && opts->max_records ? opts->max_records :
+			 max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS;
 	err = check_kernel(s, hook, &kf);
 	if (err)
 		return err;
@@ -470,8 +532,10 @@ static int attach_bpf(struct cgrstat *s)
 	return 0;
 }
 
-struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
-			     char *err, size_t err_len)
+/* @counters: the caller's (cgrstat_open_counters), else open @events. */
+static struct cgrstat *open_session(const char *events, const struct cgrstat_counter *counters,
+				    int nr_counters, const struct cgrstat_opts *opts,
+				    char *err, size_t err_len)
 {
 	struct cgrstat *s = calloc(1, sizeof(*s));
 	int ret;
@@ -481,17 +545,16 @@ struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts
 		errno = ENOMEM;
 		return NULL;
 	}
-	libbpf_set_print(silent_print);
 	s->nr_cpus = libbpf_num_possible_cpus();
 	ret = s->nr_cpus < 0 ? S_ERR(s, -s->nr_cpus, "cannot count cpus") : 0;
 	if (!ret)
-		ret = parse_events(s, events);
+		ret = counters ? take_counters(s, counters, nr_counters) : parse_events(s, events);
 	if (!ret)
 		ret = find_cgroup2_root(s, opts ? opts->cgroup_root : NULL);
 	if (!ret)
 		ret = load_bpf(s, opts);
 	if (!ret)
-		ret = open_counters(s);
+		ret = counters ? install_fds(s) : open_counters(s);
 	if (!ret)
 		ret = attach_bpf(s);
 	if (ret) {
@@ -501,6 +564,19 @@ struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts
 		return NULL;
 	}
 	return s;
+}
+
+struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
+			     char *err, size_t err_len)
+{
+	libbpf_set_print(silent_print);
+	return open_session(events, NULL, 0, opts, err, err_len);
+}
+
+struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
+				      const struct cgrstat_opts *opts, char *err, size_t err_len)
+{
+	return open_session(NULL, counters, nr, opts, err, err_len);
 }
 
 void cgrstat_close(struct cgrstat *s)
@@ -513,7 +589,7 @@ void cgrstat_close(struct cgrstat *s)
 	bpf_link__destroy(s->migrate_link);
 	bpf_link__destroy(s->release_link);
 	bpf_link__destroy(s->flush_link);
-	if (s->perf_fds)
+	if (s->perf_fds && s->own_fds)
 		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
 			if (s->perf_fds[i] >= 0)
 				close(s->perf_fds[i]);
@@ -541,7 +617,7 @@ int cgrstat_nr_events(const struct cgrstat *s)
 
 const char *cgrstat_event_name(const struct cgrstat *s, int idx)
 {
-	return idx >= 0 && idx < s->nr_events ? s->events[idx]->name : NULL;
+	return idx >= 0 && idx < s->nr_events ? s->events[idx].name : NULL;
 }
 
 const char *cgrstat_cgroup_root(const struct cgrstat *s)
@@ -681,8 +757,8 @@ static int read_records(struct cgrstat *s, const char *path, uint64_t id,
 
 static int read_one(struct cgrstat *s, const char *path, uint64_t id, struct cgrstat_record *rec)
 {
-	struct cgrstat_record *recs;
-	size_t nr;
+	struct cgrstat_record *recs = NULL;
+	size_t nr = 0;
 	int ret;
 
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
@@ -747,10 +823,10 @@ void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *
 	for (i = 0; i < s->nr_events; i++) {
 		const struct cgrstat_value *v = &rec->values[i];
 
-		fprintf(out, "%s %llu\n", s->events[i]->name, (unsigned long long)v->counter);
-		fprintf(out, "%s.time_enabled %llu\n", s->events[i]->name,
+		fprintf(out, "%s %llu\n", s->events[i].name, (unsigned long long)v->counter);
+		fprintf(out, "%s.time_enabled %llu\n", s->events[i].name,
 			(unsigned long long)v->enabled);
-		fprintf(out, "%s.time_running %llu\n", s->events[i]->name,
+		fprintf(out, "%s.time_running %llu\n", s->events[i].name,
 			(unsigned long long)v->running);
 	}
 }
@@ -863,7 +939,7 @@ int cgrstat_check_overflow(struct cgrstat *s)
 		return 0;
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
-				s->events[i]->name, (unsigned long long)st.unattributed[i]);
+				s->events[i].name, (unsigned long long)st.unattributed[i]);
 	return S_ERR(s, ENOSPC, "cgroup maps full: %llu charges found no cgroup slot and %llu "
 		     "flushes no total, %llu released cgroups were not tracked; counts "
 		     "not attributed to any cgroup: %s (raise cgrstat_opts.max_cgroups)",

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * cgrstat: perf event counts for every cgroup of the cgroup v2 hierarchy,
  * collected by BPF at each cgroup switch (O(1) per switch) and aggregated
@@ -49,7 +49,8 @@ struct cgrstat_opts {
 					 * at open, at least 4096); preallocated, per
 					 * cgroup: (8 + 48 B x events) per possible cpu
 					 * + 48 B x events */
-	uint32_t max_records;		/* records per read (0: 16384) */
+	uint32_t max_records;		/* records per read (0: max_cgroups, at least
+					 * 16384) */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
 };
@@ -59,6 +60,23 @@ struct cgrstat_opts {
  * major-faults, cgroup-switches, cycles, instructions, ...). */
 struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
 			     char *err, size_t err_len);
+
+/*
+ * Counters the caller opened itself (perf stat, with its own event
+ * parser): one per event, cpu-wide on every cpu (pid -1, no cgroup),
+ * with read_format PERF_FORMAT_TOTAL_TIME_ENABLED |
+ * PERF_FORMAT_TOTAL_TIME_RUNNING.  The fds stay the caller's: close them
+ * after cgrstat_close().
+ */
+struct cgrstat_counter {
+	const char *name;	/* for the text readers */
+	uint32_t type;		/* perf_event_attr.type and .config: the events */
+	uint64_t config;	/* a context switch counts (context-switches...) */
+	const int *fds;		/* fds[cpu] for cpu < nr_cpus, -1 where none */
+	int nr_cpus;
+};
+struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
+				      const struct cgrstat_opts *opts, char *err, size_t err_len);
 void cgrstat_close(struct cgrstat *s);
 const char *cgrstat_errmsg(const struct cgrstat *s);
 /* What this kernel cannot do that the session would have liked (NULL: none),

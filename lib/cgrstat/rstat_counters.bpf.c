@@ -35,6 +35,8 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "rstat_kfuncs.bpf.h"
+
 char LICENSE[] SEC("license") = "GPL";
 
 #define CGRSTAT_MAX_EVENTS 8
@@ -125,11 +127,13 @@ const volatile char event_names[CGRSTAT_MAX_EVENTS][CGRSTAT_NAME_LEN];
  * the sched_switch tracepoint, and charges it to the outgoing cgroup (as
  * perf stat -G does); we do the same by charging that +1 here. */
 const volatile __u32 switch_events;
-/* 6.16+: css_rstat_updated/flush; before: cgroup_rstat_updated/flush */
-const volatile bool have_css_rstat;
-/* 7.0+: every kfunc takes trusted arguments only, and a cgroup reached
- * through task->cgroups is an RCU pointer: take a reference first */
-const volatile bool kfunc_args_trusted;
+/* Every event is a software one (cpu-clock, context-switches...): none of
+ * them ever multiplexes, and their enabled and running times advance by
+ * the same amount between two reads of the cpu, so the times are read once
+ * per charge, with the first event (bpf_perf_event_read_value()), and the
+ * other events' counts alone (bpf_perf_event_read()). */
+const volatile bool software_only;
+/* have_css_rstat, kfunc_args_trusted: rstat_kfuncs.bpf.h */
 
 /* key = event * nr_cpus + cpu, value = perf event fd (cpu-wide counter) */
 struct {
@@ -164,20 +168,23 @@ struct {
  * preallocated: elements are created at a context switch and under the
  * rstat lock with irqs off, where BPF_F_NO_PREALLOC maps fail with
  * -ENOMEM once their small per-cpu cache is empty (measured: the first
- * parent totals created in the flusher were lost that way).
+ * parent totals created in the flusher were lost that way).  Their values
+ * are given by size, without BTF: the loader shrinks them to the events in
+ * use, which a BTF value type would contradict (the kernel then refused
+ * the BTF and libbpf retried without it, with a warning).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 32768);
-	__type(key, __u64);
-	__type(value, struct cgrp_cpu_slot);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct cgrp_cpu_slot));
 } cgrp_slots SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 32768);
-	__type(key, __u64);
-	__type(value, struct cgrp_total);
+	__uint(key_size, sizeof(__u64));
+	__uint(value_size, sizeof(struct cgrp_total));
 } cgrp_totals SEC(".maps");
 
 /* The readers' overlay: cgroup id -> sum of the cpus' tails below it.
@@ -227,16 +234,6 @@ __u64 nr_gc;
 __u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
 __u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
 
-/* 6.1 .. 6.15 */
-extern void cgroup_rstat_updated(struct cgroup *cgrp, int cpu) __ksym __weak;
-extern void cgroup_rstat_flush(struct cgroup *cgrp) __ksym __weak;
-/* 6.16+ */
-extern void css_rstat_updated(struct cgroup_subsys_state *css, int cpu) __ksym __weak;
-extern void css_rstat_flush(struct cgroup_subsys_state *css) __ksym __weak;
-/* 6.4+ with an RCU argument; used on 7.0+ only */
-extern struct cgroup *bpf_cgroup_acquire(struct cgroup *cgrp) __ksym __weak;
-extern void bpf_cgroup_release(struct cgroup *cgrp) __ksym __weak;
-
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
 {
@@ -247,39 +244,6 @@ static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
 static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *task)
 {
 	return task->cgroups->dfl_cgrp;
-}
-
-static __always_inline void rstat_updated(struct cgroup *cgrp, int cpu)
-{
-	if (have_css_rstat)
-		css_rstat_updated(&cgrp->self, cpu);
-	else
-		cgroup_rstat_updated(cgrp, cpu);
-}
-
-/* Tell rstat that @cgrp changed on this cpu.  Callers run with preemption
- * off (sched_switch, css_set_lock held). */
-static __always_inline void mark_updated(struct cgroup *cgrp, int cpu)
-{
-	struct cgroup *ref;
-
-	if (!kfunc_args_trusted) {
-		rstat_updated(cgrp, cpu);
-		return;
-	}
-	ref = bpf_cgroup_acquire(cgrp);
-	if (!ref)
-		return;	/* dying: its release flush runs without us */
-	rstat_updated(ref, cpu);
-	bpf_cgroup_release(ref);
-}
-
-static __always_inline void flush_subtree(struct cgroup *cgrp)
-{
-	if (have_css_rstat)
-		css_rstat_flush(&cgrp->self);
-	else
-		cgroup_rstat_flush(cgrp);
 }
 
 static struct cgrp_cpu_slot *get_slot(__u64 id)
@@ -324,6 +288,24 @@ static __always_inline void reading_delta(struct cgrstat_value *d,
 	d->running = now->running - last->running;
 }
 
+/*
+ * Event @i's reading on @cpu into @now: its own times, or with
+ * software_only those of event 0, already in @now.  0, or an error.
+ */
+static __always_inline int read_event(__u32 i, __u32 cpu, struct bpf_perf_event_value *now)
+{
+	__u64 count;
+
+	if (!software_only || i == 0)
+		return bpf_perf_event_read_value(&events, i * nr_cpus + cpu, now, sizeof(*now));
+	count = bpf_perf_event_read(&events, i * nr_cpus + cpu);
+	/* errors come back as -errno in the count */
+	if ((__s64)count < 0 && (__s64)count >= -4095)
+		return (int)count;
+	now->counter = count;
+	return 0;
+}
+
 static __always_inline struct cgrstat_overflow *this_cpu_overflow(void)
 {
 	__u32 zero = 0;
@@ -343,7 +325,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 						    bool at_switch)
 {
 	struct cgrstat_value *dst, delta;
-	struct bpf_perf_event_value now;
+	struct bpf_perf_event_value now = {};
 	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
 	struct cpu_reading *prev;
@@ -358,8 +340,10 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 		return NULL;
 	prev->seq++;		/* odd: a charge is under way */
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now))) {
+		if (read_event(i, cpu, &now)) {
 			__sync_fetch_and_add(&nr_collect_errors, 1);
+			if (software_only && i == 0)
+				break;	/* no times for the others */
 			continue;
 		}
 		if (at_switch && (switch_events & (1U << i)))
@@ -449,7 +433,7 @@ int cgrstat_sync(void *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct bpf_perf_event_value now;
+	struct bpf_perf_event_value now = {};
 	struct cgroup_subsys_state *css;
 	struct cpu_reading *prev;
 	struct cpu_tail *tail;
@@ -461,9 +445,9 @@ int cgrstat_sync(void *ctx)
 		return 0;
 	tail->seq = prev->seq;
 	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-		if (bpf_perf_event_read_value(&events, i * nr_cpus + cpu, &now, sizeof(now))) {
+		if ((software_only && i > 0 && !now.enabled) || read_event(i, cpu, &now)) {
 			tail->delta[i] = (struct cgrstat_value){};
-			continue;
+			continue;	/* event 0 failed with software_only: no times */
 		}
 		reading_delta(&tail->delta[i], &now, &prev->last[i]);
 	}
@@ -584,7 +568,7 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 			add_value(&rec->values[i], &extra->v[i]);
 }
 
-static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
+static long forget_cgroup(void *map, __u64 *id, __u8 *val, void *ctx)
 {
 	bpf_map_delete_elem(&cgrp_slots, id);
 	bpf_map_delete_elem(&cgrp_totals, id);
@@ -593,7 +577,7 @@ static long forget_cgroup(struct bpf_map *map, __u64 *id, __u8 *val, void *ctx)
 	return 0;
 }
 
-static long clear_overlay(struct bpf_map *map, __u64 *id, struct cgrp_sum *val, void *ctx)
+static long clear_overlay(void *map, __u64 *id, struct cgrp_sum *val, void *ctx)
 {
 	bpf_map_delete_elem(map, id);
 	return 0;
@@ -634,8 +618,8 @@ static long note_seq(__u32 cpu, void *ctx)
 }
 
 /* Add cpu @cpu's tail to the overlay of every ancestor of its cgroup, if
- * its seq did not move since the reader noted it.  Returns 1 (stop) when
- * it moved: a charge ran during the flush and the caller flushes again. */
+ * its seq did not move since the reader noted it.  When it moved (a
+ * charge ran during the flush), set *ctx: the caller flushes again. */
 static long add_tail(__u32 cpu, void *ctx)
 {
 	struct cgrp_sum *o, zero_sum = {};
@@ -670,28 +654,39 @@ static long add_tail(__u32 cpu, void *ctx)
 	return 0;
 }
 
+/* Flushes a read makes at most when cpus keep charging during its flushes */
+#define READ_FLUSHES 4
+
 /*
  * Once per read, on the walk's first cgroup (the root of what it visits):
  * note each cpu's seq, flush, delete released cgroups (readers run under
  * cgroup_mutex, as does the flush of a released cgroup, so they are
  * completely flushed), then add the tails the cpus noted.  A tail whose
- * cpu charged since the sync is in the flushed totals already; a cpu that
- * charged during the flush may or may not be: flush again (its charge is
- * complete: seq is even) and leave its tail out.  So a read never counts
- * a tail twice, and never less than the read before.
+ * cpu charged since the sync is in the flushed totals already.  A cpu
+ * that charged during the flush may or may not be: note the seqs again,
+ * flush again (its charge is complete: seq is even) and rebuild the
+ * overlay, leaving its tail out.  The overlay is rebuilt because a tail
+ * added before that flush may have been charged during it: it would count
+ * twice (the flush has it).  So a read never counts a tail twice; when
+ * cpus still charge during the last of READ_FLUSHES flushes, their tails
+ * are left out of this read (the next one has them).
  */
 static __always_inline void prepare_read(struct bpf_iter_meta *meta, struct cgroup *cgrp)
 {
 	bool moved = false;
+	int i;
 
 	if (meta->seq_num != 0)
 		return;
 	bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
 	flush_subtree(cgrp);
 	bpf_for_each_map_elem(&dead_cgroups, forget_cgroup, NULL, 0);
-	bpf_for_each_map_elem(&overlay, clear_overlay, NULL, 0);
-	bpf_loop(CGRSTAT_MAX_CPUS, add_tail, &moved, 0);
-	if (moved) {
+	for (i = 0; i < READ_FLUSHES; i++) {
+		moved = false;
+		bpf_for_each_map_elem(&overlay, clear_overlay, NULL, 0);
+		bpf_loop(CGRSTAT_MAX_CPUS, add_tail, &moved, 0);
+		if (!moved || i == READ_FLUSHES - 1)
+			break;
 		__sync_fetch_and_add(&nr_reflush, 1);
 		bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
 		flush_subtree(cgrp);

@@ -347,6 +347,58 @@ static void classic_close(struct classic *c)
 		close(c->fds[--c->nr]);
 }
 
+/*
+ * Can classic per-cgroup cpu-clock events serve as the reference here?
+ * Linux 6.16 broke them: "perf: Fix the throttle error of some clock
+ * events" (bc4394e5e79c) updates a cpu-clock count at stop only with
+ * PERF_EF_UPDATE, which the scheduling out of a cgroup event never
+ * passes, so the event counts 0; "perf: Fix 0 count issue of cpu-clock"
+ * (f1f96511b1c4, 6.18 and 6.17.y) fixed it after 6.16.y had ended.  Probe
+ * it: a task spins 50 ms in a cgroup of its own under a classic event.
+ * NULL if the events count, else why not (the tests then assert against
+ * cpu.stat alone and say so).
+ */
+static const char *classic_clock_broken(void)
+{
+	static const char *verdict;
+	static bool probed;
+	struct classic c;
+	long long ns = -1;
+	pid_t pid;
+
+	if (probed)
+		return verdict;
+	probed = true;
+	if (cg_create("clock-probe") ||
+	    classic_open(&c, "clock-probe", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK))
+		return verdict = "cannot open the probe's classic cpu-clock event";
+	pid = fork();
+	if (pid == 0) {
+		char p[4200];
+
+		cg_path(p, sizeof(p), "clock-probe");
+		move_self(p);
+		spin_cpu_ms(50);
+		_exit(0);
+	}
+	if (pid > 0 && waitpid(pid, NULL, 0) == pid)
+		ns = classic_read(&c);
+	classic_close(&c);
+	cg_remove("clock-probe");
+	if (ns == 0)
+		verdict = "this kernel's per-cgroup cpu-clock events count 0 ns (Linux 6.16: "
+			  "bc4394e5e79c \"perf: Fix the throttle error of some clock events\", "
+			  "fixed by f1f96511b1c4 \"perf: Fix 0 count issue of cpu-clock\" in "
+			  "6.17.y and 6.18, never in 6.16.y)";
+	else if (ns < 0)
+		verdict = "the probe's classic cpu-clock event could not be read";
+	else
+		verdict = NULL;
+	if (verdict)
+		printf("# classic cpu-clock reference left out: %s\n", verdict);
+	return verdict;
+}
+
 /* ---- fixture ---- */
 
 FIXTURE(cg) {
@@ -497,7 +549,7 @@ TEST_F(cg, subtree_one_read)
 /*
  * Busy workload in 3 levels (own task at each level): cpu-clock of each
  * cgroup within 5% of cpu.stat usage and within 2% of classic per-cgroup
- * cpu-clock perf events.
+ * cpu-clock perf events (where they count: classic_clock_broken()).
  */
 TEST_F(cg, cpu_clock_three_levels)
 {
@@ -525,7 +577,8 @@ TEST_F(cg, cpu_clock_three_levels)
 		TH_LOG("%-12s cgrstat %llu ns, cpu.stat %lld ns, classic %lld ns", dirs[i],
 		       (unsigned long long)ours, usage, ref);
 		EXPECT_TRUE(REL_CLOSE(ours, usage, 5)) TH_LOG("%s vs cpu.stat", dirs[i]);
-		EXPECT_TRUE(REL_CLOSE(ours, ref, 2)) TH_LOG("%s vs classic", dirs[i]);
+		if (!classic_clock_broken())
+			EXPECT_TRUE(REL_CLOSE(ours, ref, 2)) TH_LOG("%s vs classic", dirs[i]);
 		EXPECT_LT(150000000LL * (4 - i) / 2, (long long)ours);
 		classic_close(&classic[i]);
 	}
@@ -968,7 +1021,9 @@ TEST_F(cg, churn)
 	EXPECT_LE((uint64_t)n + 1, st.forgotten);
 	EXPECT_EQ(0, cgrstat_check_overflow(self->s)) TH_LOG("%s", cgrstat_errmsg(self->s));
 	EXPECT_LE((uint64_t)n, cs);
-	EXPECT_TRUE(REL_CLOSE(clock, classic_ns, 5)) TH_LOG("churn vs classic perf events");
+	/* without classic events (6.16) cpu-clock has no reference here */
+	if (!classic_clock_broken())
+		EXPECT_TRUE(REL_CLOSE(clock, classic_ns, 5)) TH_LOG("churn vs classic perf events");
 }
 
 /* ---- bad input ---- */

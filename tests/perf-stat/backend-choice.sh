@@ -5,7 +5,8 @@
 #    an event group it picks events, the only backend that keeps groups;
 #  - shared and rstat refuse an event group, naming it;
 #  - the BPF backends run when asked: --bpf-counters (bperf), perf config
-#    stat.cgroup-backend (rstat), each named with what asked for it; the old
+#    stat.cgroup-backend (rstat), each named with what asked for it; an
+#    explicit --cgroup-backend, auto included, overrides perf config; the old
 #    name "bpf" is refused;
 #  - 1000 cgroups under a 1024-fd limit perf cannot raise: shared and rstat
 #    count them all
@@ -13,6 +14,7 @@
 #    cpu.stat + 5 %) with fewer than 100 fds open; the events backend needs E x G x C fds and says that the
 #    fd limit was reached.
 # PERF_BACKEND_CHOICE_CGROUPS sets the number of cgroups (default 1000).
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 NR=${PERF_BACKEND_CHOICE_CGROUPS:-1000}
 CG=${CGROOT:-/sys/fs/cgroup}
@@ -25,6 +27,7 @@ source "$(dirname "$0")/../lib/tap.sh"
 : "${fail:=0}"	# set by tap.sh
 note() { sed 's/^/# /' "$@"; }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
@@ -46,7 +49,7 @@ backend_line() { grep -m1 '^cgroup backend' "$tmp/$1"; }
 
 mkdir -p "$CG/$TOP/a"
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 
 pstat auto --for-each-cgroup "$TOP/a" -e cpu-clock
 check "auto on a kernel with the ioctls: $(backend_line auto)" \
@@ -72,6 +75,10 @@ check "perf config stat.cgroup-backend=rstat: $(backend_line config)" \
 HOME=$tmp pstat config-option --cgroup-backend=shared --for-each-cgroup "$TOP/a" -e cpu-clock
 check "--cgroup-backend overrides perf config: $(backend_line config-option)" \
 	grep -q '^cgroup backend: shared (--cgroup-backend)' "$tmp/config-option"
+# auto is also the option's value when it is not given: given, it still wins
+HOME=$tmp pstat config-auto --cgroup-backend=auto --for-each-cgroup "$TOP/a" -e cpu-clock
+check "--cgroup-backend=auto overrides perf config: $(backend_line config-auto)" \
+	grep -q '^cgroup backend: shared (auto: ' "$tmp/config-auto"
 
 pstat old-name --cgroup-backend=bpf --for-each-cgroup "$TOP/a" -e cpu-clock
 check "the old name bpf is refused: $(grep -m1 'unknown cgroup backend' "$tmp/old-name")" \

@@ -1,0 +1,26 @@
+# shellcheck shell=bash
+# classic_clock_broken: do this kernel's classic per-cgroup cpu-clock events
+# count (perf stat -G)? Linux 6.16 broke them: "perf: Fix the throttle error
+# of some clock events" (bc4394e5e79c) updates a cpu-clock count at stop
+# only with PERF_EF_UPDATE, which the scheduling out of a cgroup event never
+# passes, so the event counts 0; "perf: Fix 0 count issue of cpu-clock"
+# (f1f96511b1c4, 6.18 and 6.17.y) fixed it after 6.16.y had ended.
+# Returns 0 (broken) with the reason in $classic_clock_reason, else 1.
+# Source it; needs perf and a cgroup2 mount.
+classic_clock_broken() {
+	local cg probe v
+	cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	probe=$cg/classic-clock-probe-$$
+	mkdir -p "$probe" || return 1
+	v=$(perf stat -a -x, -e cpu-clock -G "${probe#"$cg"/}" -- bash -c \
+		"echo \$\$ > $probe/cgroup.procs; i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done" \
+		2>&1 >/dev/null | awk -F, '$3 == "cpu-clock" { print $1; exit }')
+	rmdir "$probe" 2>/dev/null
+	classic_clock_reason=
+	if awk -v v="$v" 'BEGIN { exit !(v + 0 == 0 && v != "") }'; then
+		# shellcheck disable=SC2034 # read by the sourcing test
+		classic_clock_reason="$(uname -r): classic per-cgroup cpu-clock events count 0 ns (Linux 6.16: bc4394e5e79c \"perf: Fix the throttle error of some clock events\", fixed by f1f96511b1c4 \"perf: Fix 0 count issue of cpu-clock\" in 6.17.y and 6.18, never in 6.16.y)"
+		return 0
+	fi
+	return 1
+}

@@ -1,0 +1,71 @@
+#!/bin/bash
+# shellcheck disable=SC2317 # cleanup and within5 are called indirectly (trap, check)
+# Guest test (TAP): perf stat --for-each-cgroup counts each cgroup's
+# cpu-clock within 5 % of its cgroup cpu.stat usage, with the rstat backend
+# (perf/patches/0003, libcgrstat's program and loader) and the events
+# backend, on every kernel (no kernel patch needed).  The workload is perf
+# stat's own command: three tasks that move themselves into fresh cgroups
+# (a, b and b/c below b) and do a fixed amount of work there, so a
+# cgroup's cpu.stat usage is exactly what perf had to count; b counts its
+# own task and its child's.
+# Where classic cgroup cpu-clock events count 0 (Linux 6.16), the events
+# backend's checks skip with the reason and rstat's still run.
+#   tests/perf-stat/rstat-cpustat.sh
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+# shellcheck source=tests/perf-stat/classic-clock.sh
+source tests/perf-stat/classic-clock.sh
+: "${fail:=0}" "${n:=0}"	# set by tap.sh
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+TOP=rstat-cpustat-$$
+LOOPS=${RSTAT_CPUSTAT_LOOPS:-30000}
+tmp=$(mktemp -d)
+cleanup() {
+	find "$CG/$TOP" -depth -type d -exec rmdir {} + 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# usage_ns CGROUP: its cpu.stat usage in ns
+usage_ns() { awk '$1 == "usage_usec" { print $2 * 1000 }' "$CG/$1/cpu.stat"; }
+# perf_ns FILE CGROUP: perf stat -x, cpu-clock of CGROUP in ns
+perf_ns() { awk -F, -v cg="$2" '$3 == "cpu-clock" && $4 == cg { printf "%.0f", $1 * 1000000 }' "$1"; }
+within5() { awk -v v="$1" -v r="$2" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(r > 0 && d * 100 <= 5 * r) }'; }
+
+spin="i=0; while [ \$i -lt $LOOPS ]; do i=\$((i + 1)); done"
+# run BACKEND: count the workload in $TOP/BACKEND/{a,b,b/c}
+run() {
+	local b=$1 d=$TOP/$1
+	mkdir -p "$CG/$d/a" "$CG/$d/b/c"
+	perf stat -a -x, --cgroup-backend="$b" --for-each-cgroup "$d/a,$d/b,$d/b/c" \
+		-e cpu-clock,context-switches -o "$tmp/$b" -- bash -c \
+		"(echo \$BASHPID > $CG/$d/a/cgroup.procs; $spin) &
+		 (echo \$BASHPID > $CG/$d/b/cgroup.procs; $spin) &
+		 (echo \$BASHPID > $CG/$d/b/c/cgroup.procs; $spin) & wait" 2>"$tmp/$b.err"
+	echo $? >"$tmp/$b.rc"
+}
+
+broken=
+classic_clock_broken && broken=$classic_clock_reason
+echo "TAP version 13"
+echo "1..8"
+for b in rstat events; do
+	run "$b"
+	sed 's/^/# /' "$tmp/$b.err" "$tmp/$b"
+	check "$b: perf stat exits 0" [ "$(cat "$tmp/$b.rc")" = 0 ]
+	for cg in a b b/c; do
+		d=$TOP/$b/$cg
+		v=$(perf_ns "$tmp/$b" "$d")
+		u=$(usage_ns "$d")
+		what="$b: $cg cpu-clock ${v:-none} ns, cpu.stat $u ns"
+		if [ "$b" = events ] && [ -n "$broken" ]; then
+			n=$((n + 1))
+			echo "ok $n $what # SKIP $broken"
+			continue
+		fi
+		check "$what (within 5 %)" within5 "${v:-0}" "$u"
+	done
+done
+exit "$fail"
