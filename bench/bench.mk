@@ -1,24 +1,32 @@
 # bench/bench.mk - every counting backend measured side by side.
 #
-#   make bench         the full sweep (G up to 10000, E 1/2/4, depth 1/4/8)
-#   make bench-quick   the reduced sweep (< 10 minutes)
+#   make bench         the full sweep (G 1 to 10000 x E 1, 2, 4 x depth 1, 4, 8)
+#   make bench-quick   the reduced sweep (< 15 minutes: G 2 and 1000, depth 1 and 8, E = 2)
 #   make bench-smoke   the smoke run `make check` also runs (scripts only, no judging)
 #   make bench-profile kernel profile (perf record) of the ping-pong under each backend
 #
 # All measurements run in one guest boot (bench/run.sh -> bench/guest.sh);
 # results land in bench/results/<date>-<mode>/ (CSV, summary.md, PNG plots).
 # They boot the benchmark kernel (make kernel-bench: no lock or sleep
-# debugging). BENCH_ARGS are passed to bench/run.sh (e.g.
-# BENCH_ARGS='--events cycles,instructions', or '--kernel build/bzImage').
+# debugging) in an instruction-exact guest (scripts/vm-run.sh --exact).
+# BENCH_ARGS are passed to bench/run.sh (e.g. BENCH_ARGS='--wall' for the
+# wall clock, '--events cycles,instructions', or '--kernel build/bzImage').
 BENCH_OUT := $(BUILD)/bench
 BENCH_KERNEL := --kernel $(BUILD)/bzImage-bench
 
-# cgbench measures libcgcount as programs link it
+BENCH_SKEL_OUT := $(BUILD)/bench/skel
+
+# switch_read.bpf.c: cgbench's floor-read backend
+$(eval $(call BPF_SKEL_RULES,bench,$(BENCH_SKEL_OUT)))
+
+# cgbench measures libcgcount as programs link it; floor-read loads its own
+# BPF program with the program's own libbpf (libcgcount.a keeps its copy local)
 $(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h $$(CGC_LIB_A) $$(CGUTIL_LIB) \
-		$(KHDR)/linux/perf_event.h
+		$(LIBBPF_A) $(KHDR)/linux/perf_event.h $(BENCH_SKEL_OUT)/switch_read.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $(CGUTIL_CFLAGS) $< $(CGC_LIB_A) $(CGUTIL_LIB) \
-		$(CGC_LDLIBS) -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $(CGUTIL_CFLAGS) $(LIBBPF_CFLAGS) -isystem $(KHDR) \
+		-I$(BENCH_SKEL_OUT) $< $(CGC_LIB_A) $(CGUTIL_LIB) $(LIBBPF_A) $(CGC_LDLIBS) \
+		$(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/cgbench
 
@@ -54,8 +62,8 @@ GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h \
-		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h $$(MEMCG_LIB) $(LIBBPF_A)
+		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat -Itests/lib $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

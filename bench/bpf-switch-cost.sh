@@ -58,7 +58,7 @@ run() { # BACKEND DEPTH REP
 	bperf) opt=--bpf-counters ;;
 	rstat) opt=--cgroup-backend=rstat ;;
 	esac
-	line=$(perf stat -a $opt -e $events --for-each-cgroup "$a,$b" -o /dev/null -- \
+	line=$(perf stat -a $opt -e "$events" --for-each-cgroup "$a,$b" -o /dev/null -- \
 		bash -c "$(workload "$a" "$b")" | tail -1)
 	read -r ns n <<<"$line"
 	echo "depth=$2 backend=$1 rep=$3 round_trips=$trips bpf_runs=$n bpf_ns=$ns ns_per_round_trip=$((ns / trips))"

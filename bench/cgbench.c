@@ -2,12 +2,14 @@
 /*
  * cgbench: the driver of bench/ for counting perf events per cgroup.
  *
- *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]
+ *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]
  *   cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...
  *   cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]
  *
  * cost:  open + attach (setup), read every cgroup, read one cgroup, close
  *        (teardown); fds, slab, percpu and BPF map memory the backend holds.
+ *        Each read time is the median of REPS batches of reads that last
+ *        MIN_US (default 50000) or more.
  *        Prints one line of key=value pairs.
  * count: count while COMMAND runs, then print "value event cgroup" lines.
  * ring:  the messaging workload: TASKS tasks spread over the cgroups of the
@@ -16,7 +18,14 @@
  *        when neighbours are in different cgroups).
  *
  * CGROUP_LIST: one cgroup v2 directory per line (absolute paths).
- * Backends: none counts nothing (the baseline); events, shared and rstat
+ * Backends: none counts nothing (the baseline); floor and floor-read are the
+ * bench's own:
+ *   floor   one CPU event per event and CPU, no cgroup work: what counting
+ *           the events at all costs
+ *   floor-read  floor, plus a BPF program that reads each of the CPU's
+ *           counters once at every cgroup switch (switch_read.bpf.c): the
+ *           least any per-cgroup backend adds to floor
+ * events, shared and rstat
  * are libcgcount's (lib/cgcount/cgcount.h), measured through the library
  * programs link, one session with every cgroup of the list added at once
  * (cgcount_add_paths):
@@ -33,17 +42,22 @@
 #include <errno.h>
 #include <dirent.h>
 #include <inttypes.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "cgcount.h"
 #include "cgutil.h"
+#include "switch_read.skel.h"
 
 #define MAX_EVENTS 8
 
@@ -58,6 +72,8 @@ struct session {
 	uint64_t *values;	/* [cgroup][event], filled by read_all */
 	enum cgcount_backend backend;
 	struct cgcount *cgc;
+	int nr_cpus;		/* floor, floor-read */
+	void *priv;		/* floor, floor-read: struct floor */
 };
 
 struct backend {
@@ -139,6 +155,158 @@ static int none_read_one(struct session *s, int cg)
 static void none_close(struct session *s)
 {
 	(void)s;
+}
+
+/* ---- backends floor and floor-read: perf events of their own ---- */
+
+static int online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (int)n : 1;
+}
+
+static int open_cpu_event(const char *name, int cpu)
+{
+	struct perf_event_attr attr;
+
+	if (cgutil_parse_event(name, strlen(name), &attr)) {
+		fprintf(stderr, "cgbench: %s: unknown event\n", name);
+		return -1;
+	}
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void close_fds(int *fds, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; fds && i < nr; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	free(fds);
+}
+
+static int *new_fds(size_t nr)
+{
+	int *fds = malloc(nr * sizeof(*fds));
+	size_t i;
+
+	for (i = 0; fds && i < nr; i++)
+		fds[i] = -1;
+	return fds;
+}
+
+struct floor {
+	int *fds;
+	struct switch_read *skel;	/* floor-read only */
+	struct bpf_link *link;
+};
+
+static size_t floor_nr_fds(const struct session *s)
+{
+	return (size_t)s->nr_events * s->nr_cpus;
+}
+
+static int floor_open(struct session *s)
+{
+	struct floor *fl = calloc(1, sizeof(*fl));
+	int ev, cpu;
+
+	if (!fl)
+		return -1;
+	s->priv = fl;
+	s->nr_cpus = online_cpus();
+	fl->fds = new_fds(floor_nr_fds(s));
+	if (!fl->fds)
+		return -1;
+	for (ev = 0; ev < s->nr_events; ev++) {
+		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			int fd = open_cpu_event(s->event_names[ev], cpu);
+
+			fl->fds[ev * s->nr_cpus + cpu] = fd;
+			if (fd < 0) {
+				perror("perf_event_open(cpu)");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The cpu-wide counts: no cgroup gets a value. */
+static int floor_read_one(struct session *s, int cg)
+{
+	struct floor *fl = s->priv;
+	uint64_t v[3];
+	size_t i;
+
+	(void)cg;
+	for (i = 0; i < floor_nr_fds(s); i++) {
+		if (read(fl->fds[i], v, sizeof(v)) != sizeof(v)) {
+			perror("read(perf event)");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int floor_read_all(struct session *s)
+{
+	clear_values(s);
+	return floor_read_one(s, 0);
+}
+
+static int floor_read_open(struct session *s)
+{
+	struct floor *fl;
+	int fd, map;
+	uint32_t i;
+
+	if (floor_open(s))
+		return -1;
+	fl = s->priv;
+	fl->skel = switch_read__open();
+	if (!fl->skel)
+		return -1;
+	fl->skel->rodata->nr_cpus = s->nr_cpus;
+	fl->skel->rodata->nr_events = s->nr_events;
+	bpf_map__set_max_entries(fl->skel->maps.events, floor_nr_fds(s));
+	if (switch_read__load(fl->skel)) {
+		fprintf(stderr, "cgbench: loading switch_read.bpf.o failed\n");
+		return -1;
+	}
+	map = bpf_map__fd(fl->skel->maps.events);
+	for (i = 0; i < floor_nr_fds(s); i++) {
+		fd = fl->fds[i];
+		if (bpf_map_update_elem(map, &i, &fd, BPF_ANY)) {
+			perror("bpf_map_update_elem(events)");
+			return -1;
+		}
+	}
+	fl->link = bpf_program__attach(fl->skel->progs.read_at_cgroup_switch);
+	if (!fl->link) {
+		perror("attach switch_read");
+		return -1;
+	}
+	return 0;
+}
+
+static void floor_close(struct session *s)
+{
+	struct floor *fl = s->priv;
+
+	if (!fl)
+		return;
+	bpf_link__destroy(fl->link);
+	if (fl->skel && fl->skel->bss->reads == 0 && fl->link)
+		fprintf(stderr, "cgbench: floor-read: no counter read at a cgroup switch\n");
+	switch_read__destroy(fl->skel);
+	close_fds(fl->fds, floor_nr_fds(s));
+	free(fl);
+	s->priv = NULL;
 }
 
 /* ---- backends events, shared, rstat: libcgcount ---- */
@@ -226,16 +394,24 @@ static void lib_close(struct session *s)
 
 static const struct backend none = { "none", none_open, none_read_all, none_read_one,
 				      none_close };
+static const struct backend floor_backend = { "floor", floor_open, floor_read_all, floor_read_one,
+				       floor_close };
+static const struct backend floor_read_backend = { "floor-read", floor_read_open, floor_read_all,
+					    floor_read_one, floor_close };
 static struct backend lib = { NULL, lib_open, lib_read_all, lib_read_one, lib_close };
 
 static const struct backend *find_backend(const char *name, enum cgcount_backend *b)
 {
 	if (!strcmp(name, "none"))
 		return &none;
+	if (!strcmp(name, "floor"))
+		return &floor_backend;
+	if (!strcmp(name, "floor-read"))
+		return &floor_read_backend;
 	if (!strcmp(name, "percg"))	/* the bench's old name */
 		name = "events";
 	if (cgcount_parse_backend(name, b) || *b == CGCOUNT_AUTO) {
-		fprintf(stderr, "cgbench: backends: none events shared rstat\n");
+		fprintf(stderr, "cgbench: backends: none floor floor-read events shared rstat\n");
 		return NULL;
 	}
 	lib.name = cgcount_backend_name(*b);
@@ -449,8 +625,9 @@ static double median(double *v, int n)
 
 /* Microseconds per read, every cgroup (@one < 0) or one at a time: the guest
  * clock may tick in milliseconds, so each sample is a batch of reads lasting
- * at least 50 ms; the median of @reps samples. */
-static double time_reads(const struct backend *b, struct session *s, int reps, int one)
+ * at least @min_us; the median of @reps samples. */
+static double time_reads(const struct backend *b, struct session *s, int reps, double min_us,
+			 int one)
 {
 	double *t = calloc(reps, sizeof(*t)), m, t0, dt;
 	int r, ret = 0;
@@ -465,7 +642,7 @@ static double time_reads(const struct backend *b, struct session *s, int reps, i
 			ret = one < 0 ? b->read_all(s) : b->read_one(s, (one + n) % s->nr_cgroups);
 			n++;
 			dt = now_us() - t0;
-		} while (!ret && dt < 50000);
+		} while (!ret && dt < min_us);
 		t[r] = dt / n;
 	}
 	m = ret ? -1 : median(t, reps);
@@ -473,7 +650,7 @@ static double time_reads(const struct backend *b, struct session *s, int reps, i
 	return m;
 }
 
-static int cost(const struct backend *b, struct session *s, int reps)
+static int cost(const struct backend *b, struct session *s, int reps, double min_us)
 {
 	long fds0 = count_fds(), slab0, pcpu0, fds, slab, pcpu, bpf;
 	double t0, setup, read_all, read_one, teardown;
@@ -490,8 +667,8 @@ static int cost(const struct backend *b, struct session *s, int reps)
 	slab = meminfo_kb("Slab") - slab0;
 	pcpu = meminfo_kb("Percpu") - pcpu0;
 	bpf = bpf_map_kb();
-	read_all = time_reads(b, s, reps, -1);
-	read_one = time_reads(b, s, reps, 0);
+	read_all = time_reads(b, s, reps, min_us, -1);
+	read_one = time_reads(b, s, reps, min_us, 0);
 	t0 = now_us();
 	b->close(s);
 	teardown = now_us() - t0;
@@ -655,16 +832,17 @@ static int ring(struct session *s, int tasks, int tokens, long loops)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS]\n"
+		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]\n"
 		"       cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...\n"
 		"       cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]\n"
-		"backends: none events shared rstat\n");
+		"backends: none floor floor-read events shared rstat\n");
 }
 
 struct options {
 	const char *backend, *events, *list, *subtree, *out;
 	int reps, tasks, tokens;
 	long loops;
+	double min_us;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -672,8 +850,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .backend = "none", .events = "cpu-clock", .subtree = "",
-			       .reps = 3, .tasks = 16, .tokens = 2, .loops = 1000 };
-	while ((c = getopt(argc, argv, "+b:e:f:R:o:r:t:k:l:h")) != -1) {
+			       .reps = 3, .tasks = 16, .tokens = 2, .loops = 1000,
+			       .min_us = 50000 };
+	while ((c = getopt(argc, argv, "+b:e:f:R:o:r:m:t:k:l:h")) != -1) {
 		switch (c) {
 		case 'b': o->backend = optarg; break;
 		case 'e': o->events = optarg; break;
@@ -681,14 +860,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'R': o->subtree = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'r': o->reps = atoi(optarg); break;
+		case 'm': o->min_us = atof(optarg); break;
 		case 't': o->tasks = atoi(optarg); break;
 		case 'k': o->tokens = atoi(optarg); break;
 		case 'l': o->loops = atol(optarg); break;
 		default: return -1;
 		}
 	}
-	if (!o->list || o->reps < 1 || o->tasks < 2 || o->tokens < 1 || o->tokens > o->tasks ||
-	    o->loops < 1)
+	if (!o->list || o->reps < 1 || o->min_us < 0 || o->tasks < 2 || o->tokens < 1 ||
+	    o->tokens > o->tasks || o->loops < 1)
 		return -1;
 	return 0;
 }
@@ -712,7 +892,7 @@ int main(int argc, char **argv)
 	if (!b || session_init(&s, o.events, o.list))
 		goto out;
 	if (!strcmp(cmd, "cost"))
-		ret = cost(b, &s, o.reps);
+		ret = cost(b, &s, o.reps, o.min_us);
 	else if (!strcmp(cmd, "count") && optind < argc)
 		ret = count(b, &s, argv + optind, o.out);
 	else if (!strcmp(cmd, "ring"))

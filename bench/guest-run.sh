@@ -2,7 +2,7 @@
 # In the guest: note the machine and kernel, then run bench/guest.sh.
 #   bench/guest-run.sh MODE OUTDIR
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 {
 	echo "kernel=$(uname -r) $(uname -v)"
 	echo "machine=$(uname -m), $(nproc) vcpus, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), QEMU $(grep -qw hypervisor /proc/cpuinfo && echo guest)"

@@ -4,8 +4,8 @@
 # the targets, a table per configuration and every plot. The guest's bench
 # smoke test (bench/smoke-test.sh) checks the summary of a fresh run.
 set -u
-cd "$(dirname "$0")/.."
-src=$(ls -d bench/results/*-quick 2>/dev/null | tail -1)
+cd "$(dirname "$0")/.." || exit
+src=$(find bench/results -maxdepth 1 -name '*-quick' -type d 2>/dev/null | sort | tail -1)
 out=build/tests/bench-report
 echo "TAP version 13"
 if [ -z "$src" ]; then
@@ -30,7 +30,7 @@ echo "# $configs configurations in the CSV, $tables tables in summary.md"
 ok 2 "summary.md has the targets and a table per configuration" \
 	"$([ "$tables" = "$configs" ] && grep -q '^## Targets' "$out/summary.md" && echo 0 || echo 1)"
 missing=0
-for png in overhead-pipe-vs-G overhead-pipe-vs-depth overhead-ring-vs-G setup-vs-G read-all-vs-G; do
+for png in per-switch-pipe-vs-G per-switch-pipe-vs-depth per-switch-ring-vs-G pmu-model-vs-depth setup-vs-G read-all-vs-G; do
 	[ "$(head -c 4 "$out/$png.png" 2>/dev/null | tail -c 3)" = PNG ] || { echo "# missing plot: $png.png"; missing=1; }
 done
 ok 3 "every plot is a PNG" $missing

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Tables and plots from one bench/ run.
 
-    bench/report.py [--no-plots] DIR
+    bench/report.py [--no-plots] DIR [--also DIR2]...
 
 Reads DIR/results.csv (bench/guest.sh) and DIR/meta.txt, rewrites
 DIR/results.csv with the run's machine, kernel and commit on every row,
 and writes DIR/summary.md and DIR/*.png (gnuplot; not with --no-plots). Overheads are paired:
 each repetition's backend time over the same repetition's no-counting time
 (the backends run interleaved), then the median over repetitions.
+--also DIR2: DIR2's rows count as further repetitions of DIR's (another
+boot of the same run, to show how far two runs lie apart); DIR2 is read,
+not rewritten.
 """
 import csv
 import os
@@ -16,10 +19,13 @@ import subprocess
 import sys
 from collections import defaultdict
 
-BACKENDS = ["none", "percg", "bperf", "shared", "rstat"]
+BACKENDS = ["none", "floor", "floor-read", "events", "bperf", "shared", "rstat"]
+COUNTING = ["events", "bperf", "shared", "rstat"]
 LABEL = {
     "none": "no counting",
-    "percg": "per-cgroup events (perf stat --for-each-cgroup)",
+    "floor": "floor: the events counted cpu-wide, no cgroup work",
+    "floor-read": "floor + each counter read once per cgroup switch (BPF)",
+    "events": "per-cgroup events (perf stat --for-each-cgroup)",
     "bperf": "bperf (perf stat --bpf-counters --for-each-cgroup)",
     "shared": "shared event (ATTACH_CGROUP ioctls)",
     "rstat": "BPF rstat (cgrstat)",
@@ -28,6 +34,14 @@ LABEL = {
 # guest (host /usr, not /etc) cannot follow
 GNUPLOT = "/usr/bin/gnuplot-nox" if os.path.exists("/usr/bin/gnuplot-nox") else "gnuplot"
 META_COLUMNS = ["run", "machine", "kernel", "commit"]
+# The model of what hardware events add (x86): pmu->add reprograms a
+# counter (its value and its event select: 2 WRMSR), pmu->del stops it (1
+# WRMSR) and reads it (1 RDPMC), pmu->read reads it (1 RDPMC). Cycles per
+# WRMSR and per RDPMC, low and high: WRMSR to a PMU MSR on the order of
+# 80-100 cycles or more, RDPMC 25-140 cycles (figures collected from LKML
+# and vendor documentation).
+WRMSR_CYCLES = (80, 100)
+RDPMC_CYCLES = (25, 140)
 
 
 def read_meta(d):
@@ -39,10 +53,12 @@ def read_meta(d):
     return meta
 
 
-def read_rows(d, meta):
+def read_rows(d, meta, rewrite=True):
     path = os.path.join(d, "results.csv")
     with open(path) as f:
         rows = list(csv.DictReader(f))
+    if not rewrite:
+        return rows
     run = os.path.basename(os.path.normpath(d))
     extra = {"run": run, "machine": meta.get("machine", "?"),
              "kernel": meta.get("kernel", "?"), "commit": meta.get("commit", "?")}
@@ -64,9 +80,10 @@ def num(v):
 
 
 class Results:
-    def __init__(self, rows):
+    def __init__(self, rows, exact):
         # (group, backend, G, E, depth, metric) -> {rep: value}
         self.v = defaultdict(dict)
+        self.exact = exact
         for r in rows:
             key = (r["group"], r["backend"], int(r["G"]), int(r["E"]), int(r["depth"]), r["metric"])
             self.v[key][int(r["rep"])] = num(r["value"])
@@ -92,6 +109,39 @@ class Results:
         ratios = [mine[r] / base[r] - 1 for r in mine if r in base and base[r] > 0 and mine[r] == mine[r]]
         return 100 * statistics.median(ratios) if ratios else None
 
+    def switches(self, cfg, metric):
+        """Cgroup switches per pipe op or ring message (counted once per configuration)."""
+        name = "pipe_cgroup_switches_per_op" if metric.startswith("pipe") else "ring_cgroup_switches_per_msg"
+        sw = self.median("switches", "none", cfg, name)
+        return sw if sw and sw > 0 else None
+
+    def per_switch_reps(self, backend, cfg, metric, base="none"):
+        """(backend - base) per cgroup switch in each repetition, in ns
+        (instructions in an exact guest), paired by repetition."""
+        mine = self.v.get(("session", backend) + cfg + (metric,), {})
+        other = self.v.get(("session", base) + cfg + (metric,), {})
+        sw = self.switches(cfg, metric)
+        return [1000 * (mine[r] - other[r]) / sw for r in sorted(mine)
+                if sw and r in other and mine[r] == mine[r] and other[r] == other[r]]
+
+    def per_switch(self, backend, cfg, metric, base="none"):
+        """Median over repetitions of per_switch_reps."""
+        diffs = self.per_switch_reps(backend, cfg, metric, base)
+        return statistics.median(diffs) if diffs else None
+
+    def pmu(self, backend, cfg, op):
+        """pmu->op calls per cgroup switch (ftrace, pinned ping-pong)."""
+        per_op = self.median("pmu", backend, cfg, f"{op}_per_op")
+        sw = self.switches(cfg, PIPE)
+        return None if per_op is None or not sw else per_op / sw
+
+    def model_cycles(self, backend, cfg):
+        """(low, high) modelled PMU cycles per cgroup switch on x86."""
+        add, dele, read = (self.pmu(backend, cfg, op) for op in ("add", "del", "read"))
+        if None in (add, dele, read):
+            return None
+        return tuple((2 * add + dele) * w + (dele + read) * r for w, r in zip(WRMSR_CYCLES, RDPMC_CYCLES))
+
 
 def fmt(x, digits=1):
     if x is None:
@@ -107,34 +157,64 @@ PIPE, RING = "pipe_us_per_op", "ring_us_per_msg"
 HPIPE, HRING = "pipe_host_us_per_op", "ring_host_us_per_msg"
 
 
-def session_table(res, cfg):
-    out = ["| backend | pipe us/op | pipe overhead | (host clock) | ring us/msg | ring overhead | (host clock) | "
-           "session setup ms | teardown ms | fds | perf_event objects | slab kB | BPF map kB | cpu-clock error |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+def unit(res):
+    return "instructions" if res.exact else "ns"
+
+
+def workload_table(res, cfg):
+    u = unit(res)
+    sw_pipe, sw_ring = res.switches(cfg, PIPE), res.switches(cfg, RING)
+    out = [f"Cgroup switches: {fmt(sw_pipe, 3)} per pipe round trip, {fmt(sw_ring, 3)} per ring message.", "",
+           f"| backend | pipe ns/op | {u} per cgroup switch over none | over floor | over floor-read | "
+           f"ring ns/msg | ring {u} per switch over none | pipe overhead | ring overhead | "
+           "pmu add / del / read per switch | modelled PMU cycles per switch |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for b in BACKENDS:
         m = lambda metric: res.median("session", b, cfg, metric)
         if m(PIPE) is None:
             continue
+        ps = lambda metric, base="none": "" if b in ("none", base) else fmt(res.per_switch(b, cfg, metric, base))
         ov = lambda metric: "" if b == "none" else fmt(res.overhead(b, cfg, metric)) + " %"
+        ops = [res.pmu(b, cfg, op) for op in ("add", "del", "read")]
+        ops_s = "" if b == "none" else " / ".join(fmt(x, 2) for x in ops)
+        mc = res.model_cycles(b, cfg)
+        mc_s = "" if b == "none" or mc is None else f"{fmt(mc[0])}-{fmt(mc[1])}"
+        out.append(f"| {b} | {fmt(1000 * m(PIPE))} | {ps(PIPE)} | {ps(PIPE, 'floor') if b != 'floor-read' else ''} | "
+                   f"{'' if b in ('floor', 'floor-read') else ps(PIPE, 'floor-read')} | "
+                   f"{fmt(None if m(RING) is None else 1000 * m(RING))} | {ps(RING)} | {ov(PIPE)} | {ov(RING)} | "
+                   f"{ops_s} | {mc_s} |")
+    return out
+
+
+def session_table(res, cfg):
+    clock = "M instructions" if res.exact else "ms"
+    out = [f"| backend | session setup ({clock}) | teardown ({clock}) | fds | perf_event objects | slab kB | "
+           "percpu kB | BPF map kB | cpu-clock error |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for b in BACKENDS:
+        m = lambda metric: res.median("session", b, cfg, metric)
+        if m(PIPE) is None:
+            continue
         err = m("cpu_clock_err_pct")
-        out.append(f"| {b} | {fmt(m(PIPE))} | {ov(PIPE)} | {ov(HPIPE)} | "
-                   f"{fmt(m(RING))} | {ov(RING)} | {ov(HRING)} | {fmt(m('setup_ms'))} | "
-                   f"{fmt(m('teardown_ms'))} | {fmt(m('fds'), 0)} | {fmt(m('perf_events'), 0)} | "
-                   f"{fmt(m('slab_kb'), 0)} | {fmt(m('bpf_map_kb'), 0)} | {'' if err is None else fmt(err, 2) + ' %'} |")
+        out.append(f"| {b} | {fmt(m('setup_ms'))} | {fmt(m('teardown_ms'))} | {fmt(m('fds'), 0)} | "
+                   f"{fmt(m('perf_events'), 0)} | {fmt(m('slab_kb'), 0)} | {fmt(m('percpu_kb'), 0)} | "
+                   f"{fmt(m('bpf_map_kb'), 0)} | {'' if err is None else fmt(err, 2) + ' %'} |")
     return out
 
 
 def cost_table(res, cfg):
-    out = ["| backend | open+attach us | read all us | read one us | close us | fds | slab kB | percpu kB | BPF map kB |",
+    u = "k instructions" if res.exact else "us"
+    out = [f"| backend | open+attach ({u}) | read all ({u}) | read one ({u}) | close ({u}) | fds | slab kB | "
+           "percpu kB | BPF map kB |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for b in ["percg", "bperf", "shared", "rstat"]:
+    for b in COUNTING:
         m = lambda metric: res.median("cost", b, cfg, metric)
         if m("read_all_us") is None:
             continue
         read_all = m("read_all_us")
         # bperf's is a difference of two perf runs' cpu times: below zero it is noise
         read_all = "noise (< 0)" if read_all is not None and read_all < 0 else fmt(read_all)
-        out.append(f"| {b} | {fmt(m('setup_us'))} | {read_all} | {fmt(m('read_one_us'))} | "
+        out.append(f"| {b} | {fmt(m('setup_us'))} | {read_all} | {fmt(m('read_one_us'), 2)} | "
                    f"{fmt(m('teardown_us'))} | {fmt(m('fds'), 0)} | {fmt(m('slab_kb'), 0)} | "
                    f"{fmt(m('percpu_kb'), 0)} | {fmt(m('bpf_map_kb'), 0)} |")
     return out
@@ -157,46 +237,77 @@ def verdict(ok):
     return "n/a" if ok is None else ("met" if ok else "**missed**")
 
 
+def flat(res, backend, cfgs, metric=PIPE):
+    """(values, spread %): the backend's per-switch overhead over the
+    configurations, and (max - min) / min."""
+    vals = [res.per_switch(backend, c, metric) for c in cfgs]
+    if not cfgs or None in vals or min(vals) <= 0:
+        return vals, None
+    return vals, 100 * (max(vals) - min(vals)) / min(vals)
+
+
 def targets(res):
-    cfg = (1000, 2, 1)
-    if cfg not in res.configs():
-        return ["(no G=1000, E=2, depth 1 configuration in this run)"]
+    """The targets at E = 2, judged on the pipe's overhead per cgroup switch."""
+    u = unit(res)
+    cfgs = res.configs()
+    e2 = [c for c in cfgs if c[1] == 2]
+    if not e2:
+        return ["(no E = 2 configuration in this run)"]
+    big = max(c[0] for c in e2)
+    g_ref = 1000 if any(c[0] == 1000 for c in e2) else big
+    deep = max(c[2] for c in e2)
+    at = sorted({c for c in e2 if c[0] == g_ref and c[2] in (1, deep)})
     out = []
-    for metric, name in [(PIPE, "pipe"), (RING, "ring"), (HPIPE, "pipe, host clock"),
-                         (HRING, "ring, host clock")]:
-        sh, pc, bp = (res.overhead(b, cfg, metric) for b in ("shared", "percg", "bperf"))
-        ok = None if None in (sh, pc, bp) else (sh <= max(pc, 0) / 4 and sh < bp)
-        noise = res.spread("none", cfg, metric)
-        v = verdict(ok)
-        if ok is not None and noise is not None and max(abs(sh), abs(pc)) < noise:
-            v = f"inconclusive ({v.strip('*')} by the numbers, but no counting alone varies by {fmt(noise)} %)"
-        out.append(f"- {name}: shared overhead {fmt(sh)} % vs per-cgroup {fmt(pc)} % (target <= 1/4: "
-                   f"{fmt(None if pc is None else pc / 4)} %) and bperf {fmt(bp)} %; no counting's "
-                   f"spread over the repetitions {fmt(noise)} %: {v}")
-    fds = res.median("cost", "shared", cfg, "fds")
-    fds_pc = res.median("cost", "percg", cfg, "fds")
-    cpus = 2
-    out.append(f"- fds opened: shared {fmt(fds, 0)} (E x C = {2 * cpus}), per-cgroup {fmt(fds_pc, 0)}: "
-               f"{verdict(None if fds is None else fds <= 2 * cpus)}")
-    s_sh, s_pc = res.median("cost", "shared", cfg, "setup_us"), res.median("cost", "percg", cfg, "setup_us")
-    out.append(f"- setup (open + attach, in-process): shared {fmt(s_sh)} us vs per-cgroup {fmt(s_pc)} us: "
-               f"{verdict(None if None in (s_sh, s_pc) else s_sh * 10 < s_pc)}")
-    ss_sh, ss_pc = res.median("session", "shared", cfg, "setup_ms"), res.median("session", "percg", cfg, "setup_ms")
-    out.append(f"  (whole tool start-up to workload start: shared {fmt(ss_sh)} ms, perf stat per-cgroup {fmt(ss_pc)} ms)")
-    for metric, name in [(PIPE, "pipe"), (RING, "ring")]:
-        d1 = res.median("session", "rstat", (1000, 2, 1), metric)
-        d8 = res.median("session", "rstat", (1000, 2, 8), metric)
-        o1 = res.overhead("rstat", (1000, 2, 1), metric)
-        o8 = res.overhead("rstat", (1000, 2, 8), metric)
-        growth = None if None in (d1, d8) else 100 * (d8 / d1 - 1)
-        noise = max((x for x in (res.spread("rstat", (1000, 2, 1), metric),
-                                 res.spread("rstat", (1000, 2, 8), metric)) if x is not None), default=None)
-        v = verdict(None if growth is None else growth <= 10)
-        if growth is not None and noise is not None and abs(growth) < noise:
-            v = f"inconclusive ({v.strip('*')} by the numbers, but rstat alone varies by {fmt(noise)} % between repetitions)"
-        out.append(f"- rstat depth 1 -> 8 ({name}): {fmt(d1)} -> {fmt(d8)} us ({fmt(growth)} %; overhead over "
-                   f"none {fmt(o1)} % -> {fmt(o8)} %): {v}")
+    o = lambda b, c: res.per_switch(b, c, PIPE)
+    for c in at:
+        sh, rs, ev, bp = (o(b, c) for b in ("shared", "rstat", "events", "bperf"))
+        where = f"G = {c[0]}, depth {c[2]}"
+        out.append(f"- {where}: shared {fmt(sh)} vs rstat {fmt(rs)} {u} per switch, shared <= 1/2 of rstat: "
+                   f"{verdict(None if None in (sh, rs) else sh <= rs / 2)}")
+        out.append(f"- {where}: shared {fmt(sh)} vs events {fmt(ev)}, shared <= 1/4 of events: "
+                   f"{verdict(None if None in (sh, ev) else sh <= ev / 4)}")
+        if c[2] == deep and deep > 1:
+            out.append(f"- {where}: rstat {fmt(rs)} vs bperf {fmt(bp)}, rstat <= 1/2 of bperf: "
+                       f"{verdict(None if None in (rs, bp) else rs <= bp / 2)}")
+    depth_axis = sorted((c for c in e2 if c[0] == g_ref), key=lambda c: c[2])
+    g_axis = sorted((c for c in e2 if c[2] == 1), key=lambda c: c[0])
+    for b in ("shared", "rstat"):
+        for axis, name in [(depth_axis, f"depth {depth_axis[0][2] if depth_axis else '?'} to "
+                                        f"{depth_axis[-1][2] if depth_axis else '?'} at G = {g_ref}"),
+                           (g_axis, f"G = {g_axis[0][0] if g_axis else '?'} to "
+                                    f"{g_axis[-1][0] if g_axis else '?'} at depth 1")]:
+            if len(axis) < 2:
+                continue
+            vals, sp = flat(res, b, axis)
+            out.append(f"- {b} flat within 10 % from {name}: {' -> '.join(fmt(v) for v in vals)} {u} per "
+                       f"switch, spread {fmt(sp)} %: {verdict(None if sp is None else sp <= 10)}")
     return out
+
+
+def repeat_spread(res):
+    """How far the repetitions of one configuration lie apart, per backend."""
+    worst = {}
+    for cfg in res.configs():
+        for b in BACKENDS:
+            sp = res.spread(b, cfg, PIPE)
+            if sp is not None:
+                worst[b] = max(worst.get(b, 0), sp)
+    if not worst:
+        return []
+    out = ["Largest spread of the pipe's ns/op between repetitions of one configuration: " +
+           ", ".join(f"{b} {fmt(worst[b], 2)} %" for b in BACKENDS if b in worst) + ".", ""]
+    # the same for what the targets read: instructions per switch over none
+    u = unit(res)
+    out += [f"The pipe's {u} per cgroup switch over none in each repetition (max - min):", "",
+            "| G, E, depth | " + " | ".join(BACKENDS[1:]) + " |",
+            "| --- |" + " ---: |" * (len(BACKENDS) - 1)]
+    for cfg in res.configs():
+        cells = []
+        for b in BACKENDS[1:]:
+            v = res.per_switch_reps(b, cfg, PIPE)
+            cells.append(" / ".join(fmt(x) for x in v) + (f" ({fmt(max(v) - min(v))})" if len(v) > 1 else ""))
+        out.append(f"| {cfg[0]}, {cfg[1]}, {cfg[2]} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def write_data(d, name, header, lines):
@@ -208,12 +319,13 @@ def write_data(d, name, header, lines):
     return path
 
 
-def plot(d, res, title, png, xlabel, logx, series, ylabel):
-    """series: list of (label, [(x, y)]); writes DIR/png via gnuplot."""
-    series = [(lab, pts) for lab, pts in series if pts]
+def plot(d, title, png, xlabel, logx, series, ylabel):
+    """series: list of (label, [(x, y)], style); writes DIR/png via gnuplot.
+    style "floor" draws a dashed grey line (the floor of every plot)."""
+    series = [(lab, pts, st) for lab, pts, st in series if pts]
     if not series:
         return None
-    files = [write_data(d, f".plot-{png}-{i}.dat", lab, pts) for i, (lab, pts) in enumerate(series)]
+    files = [write_data(d, f".plot-{png}-{i}.dat", lab, pts) for i, (lab, pts, _) in enumerate(series)]
     script = [
         "set terminal pngcairo size 900,560 font 'sans,10'",
         f"set output '{os.path.join(d, png)}'",
@@ -223,7 +335,10 @@ def plot(d, res, title, png, xlabel, logx, series, ylabel):
     ]
     if logx:
         script.append("set logscale x")
-    plots = [f"'{f}' using 1:2 with linespoints lw 2 title '{lab}'" for f, (lab, _) in zip(files, series)]
+    styles = {"floor": "with lines dt 2 lw 2 lc rgb '#606060'",
+              "floor-read": "with lines dt 3 lw 2 lc rgb '#000000'"}
+    plots = [f"'{f}' using 1:2 {styles.get(st, 'with linespoints lw 2')} title '{lab}'"
+             for f, (lab, _, st) in zip(files, series)]
     script.append("plot " + ", ".join(plots))
     try:
         subprocess.run([GNUPLOT], input="\n".join(script) + "\n", text=True, check=True)
@@ -236,69 +351,106 @@ def plot(d, res, title, png, xlabel, logx, series, ylabel):
     return png
 
 
-def plots(d, res):
-    made = []
+def axes(res):
+    """The G axis (E = 2, smallest depth), the depth axis (E = 2, G = 1000 or
+    the largest G with several depths) and the E axis (G and depth of the
+    depth axis' first point)."""
     cfgs = res.configs()
-    if not cfgs:
-        return made
-    # the G axis at E = 2 and the smallest depth; the depth axis at E = 2 and
-    # the G of the deepest configuration
     e2 = [c for c in cfgs if c[1] == 2] or cfgs
     g_axis = sorted(c for c in e2 if c[2] == min(x[2] for x in e2))
-    deepest = max(e2, key=lambda c: (c[2], c[0]))
-    d_axis = sorted((c for c in e2 if c[0] == deepest[0]), key=lambda c: c[2])
+    gs = sorted({c[0] for c in e2}, key=lambda g: (g != 1000, -g))
+    g_d = next((g for g in gs if len({c[2] for c in e2 if c[0] == g}) > 1), gs[0])
+    d_axis = sorted((c for c in e2 if c[0] == g_d), key=lambda c: c[2])
+    d0 = d_axis[0][2]
+    e_axis = sorted((c for c in cfgs if c[0] == g_d and c[2] == d0), key=lambda c: c[1])
+    return g_axis, d_axis, e_axis
+
+
+def plots(d, res):
+    made = []
+    if not res.configs():
+        return made
+    g_axis, d_axis, e_axis = axes(res)
+    u = unit(res)
     for metric, name in [(PIPE, "pipe ping-pong"), (RING, "16-task ring")]:
         for axis, xi, xlabel, logx, tag in [
                 (g_axis, 0, f"cgroups G (E = 2, depth {g_axis[0][2]})", True, "G"),
-                (d_axis, 2, f"depth of the G = {deepest[0]} leaves (E = 2)", False, "depth")]:
-            series = [(b, [(c[xi], res.overhead(b, c, metric)) for c in axis
-                           if res.overhead(b, c, metric) is not None]) for b in BACKENDS[1:]]
-            made.append(plot(d, res, f"{name}: overhead over no counting vs {tag}",
-                             f"overhead-{metric.split('_')[0]}-vs-{tag}.png", xlabel, logx, series,
-                             "overhead over no counting (%)"))
-    if g_axis:
-        series = [(b, [(c[0], res.median("cost", b, c, "setup_us") / 1000) for c in g_axis
-                       if res.median("cost", b, c, "setup_us") is not None]) for b in ("percg", "shared", "rstat")]
-        made.append(plot(d, res, "open + attach time vs G", "setup-vs-G.png", "cgroups G (E = 2)", True,
-                         series, "ms"))
+                (d_axis, 2, f"depth of the G = {d_axis[0][0]} leaves, every level counted (E = 2)", False, "depth"),
+                (e_axis, 1, f"events E (G = {e_axis[0][0]}, depth {e_axis[0][2]})", False, "E")]:
+            if len({c[xi] for c in axis}) < 2:
+                continue
+            series = [(b if b not in ("floor", "floor-read") else LABEL[b],
+                       [(c[xi], res.per_switch(b, c, metric)) for c in axis
+                        if res.per_switch(b, c, metric) is not None], b) for b in BACKENDS[1:]]
+            made.append(plot(d, f"{name}: {u} per cgroup switch over no counting vs {tag}",
+                             f"per-switch-{metric.split('_')[0]}-vs-{tag}.png", xlabel, logx, series,
+                             f"{u} per cgroup switch over no counting"))
+        if metric == PIPE and len(d_axis) > 1:
+            series = [(b, [(c[2], res.model_cycles(b, c)[1]) for c in d_axis
+                           if res.model_cycles(b, c) is not None], b) for b in BACKENDS[1:]]
+            made.append(plot(d, "model: PMU cycles per cgroup switch with hardware events (x86, high estimate)",
+                             "pmu-model-vs-depth.png", f"depth (G = {d_axis[0][0]}, E = 2)", False, series,
+                             "modelled cycles per cgroup switch"))
+    if len({c[0] for c in g_axis}) > 1:
+        ku = "k instructions" if res.exact else "us"
+        series = [(b, [(c[0], res.median("cost", b, c, "setup_us")) for c in g_axis
+                       if res.median("cost", b, c, "setup_us") is not None], b) for b in ("events", "shared", "rstat")]
+        made.append(plot(d, "open + attach vs G", "setup-vs-G.png", "cgroups G (E = 2)", True,
+                         series, ku))
         series = [(b, [(c[0], res.median("cost", b, c, "read_all_us")) for c in g_axis
-                       if res.median("cost", b, c, "read_all_us") is not None]) for b in ("percg", "bperf", "shared", "rstat")]
-        made.append(plot(d, res, "reading every cgroup vs G", "read-all-vs-G.png", "cgroups G (E = 2)", True,
-                         series, "us per read of all G"))
+                       if res.median("cost", b, c, "read_all_us") is not None], b) for b in COUNTING]
+        made.append(plot(d, "reading every cgroup vs G", "read-all-vs-G.png", "cgroups G (E = 2)", True,
+                         series, f"{ku} per read of all G"))
     return [m for m in made if m]
 
 
-def guest_clock_note(clocksource):
-    if clocksource == "tsc":
-        return "clocksource tsc, the host's TSC frequency handed to the guest: real time"
-    return (f"clocksource {clocksource}: refined-jiffies ticks in 4 ms and drifts and jumps "
-            "against real time under host load")
+def clock_note(meta):
+    if meta.get("clock", "").startswith("exact"):
+        return ("Instruction-exact guest (QEMU -icount shift=0, one host thread): the guest clock counts "
+                "the instructions the guest executes (1 ns = 1 instruction, all vcpus together, idle "
+                "skipped), the same whatever the host load. ns and us below are therefore instructions "
+                "and thousands of instructions.")
+    cs = meta.get("clocksource", "unknown")
+    if cs == "tsc":
+        return "Wall clock: clocksource tsc, the host's TSC frequency handed to the guest."
+    return (f"Wall clock: clocksource {cs}: refined-jiffies ticks in 4 ms and drifts and jumps "
+            "against real time under host load.")
 
 
 def main():
     args = sys.argv[1:]
     with_plots = "--no-plots" not in args
     args = [a for a in args if a != "--no-plots"]
+    also = [args[i + 1] for i, a in enumerate(args[:-1]) if a == "--also"]
+    args = [a for i, a in enumerate(args) if a != "--also" and (i == 0 or args[i - 1] != "--also")]
     if len(args) != 1:
         sys.exit(__doc__)
     d = args[0]
     meta = read_meta(d)
-    res = Results(read_rows(d, meta))
+    rows = read_rows(d, meta)
+    for other in also:
+        # another boot's repetitions after this run's
+        offset = 1 + max((int(r["rep"]) for r in rows), default=0)
+        more = read_rows(other, read_meta(other), rewrite=False)
+        rows += [{**r, "rep": str(int(r["rep"]) + offset)} for r in more]
+        meta[f"also {os.path.basename(os.path.normpath(other))}"] = (
+            f"its rows are repetitions {offset} and on ({read_meta(other).get('commit', '?')})")
+    res = Results(rows, meta.get("clock", "").startswith("exact"))
+    u = unit(res)
     lines = [f"# bench results: {os.path.basename(os.path.normpath(d))}", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
-    lines += ["", "Software events in a QEMU TCG guest on a shared 2-core host: absolute times are "
-              "those of an emulated CPU (a context switch costs hundreds of microseconds), and PMU "
-              "reprogramming at cgroup switch, the cost that hardware events add, is absent. "
-              "Medians of the repetitions; overheads are paired per repetition against no counting "
-              "(backends interleaved). us/op are the programs' own, by the guest clock ("
-              + guest_clock_note(meta.get("clocksource", "unknown")) + "); the (host clock) "
-              "columns time the same parts with the host's clock (bench/host-clock.sh), start-up of "
-              "the programs included. Setup and teardown use the host clock, the in-process costs "
-              "the guest clock.", ""]
-    lines += ["## Targets (G = 1000, E = 2)", ""] + targets(res) + [""]
+    lines += ["", clock_note(meta) + " Software events in a QEMU TCG guest: a context switch costs what "
+              "it costs on the emulated CPU, and the PMU reprogramming that hardware events add is absent "
+              "from the measurements; the pmu add/del/read columns count the calls that would do it "
+              "(ftrace) and the last column models their cost on x86 (a model, not a measurement: "
+              f"{WRMSR_CYCLES[0]}-{WRMSR_CYCLES[1]} cycles per WRMSR, {RDPMC_CYCLES[0]}-{RDPMC_CYCLES[1]} "
+              "per RDPMC; pmu->add = 2 WRMSR, pmu->del = 1 WRMSR + 1 RDPMC, pmu->read = 1 RDPMC).", ""]
+    lines += [f"## Targets (E = 2, the pipe's {u} per cgroup switch over no counting)", ""] + targets(res) + [""]
+    lines += repeat_spread(res)
     for cfg in res.configs():
         lines += [f"## G = {cfg[0]}, E = {cfg[1]}, depth {cfg[2]}", "", "Workload under each backend:", ""]
-        lines += session_table(res, cfg) + [""]
+        lines += workload_table(res, cfg) + [""]
+        lines += ["Session:", ""] + session_table(res, cfg) + [""]
         ct = cost_table(res, cfg)
         if len(ct) > 2:
             lines += ["In-process cost (cgbench cost):", ""] + ct + [""]
@@ -308,15 +460,19 @@ def main():
     pngs = plots(d, res) if with_plots else []
     if pngs:
         lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
-    lines += ["Columns: pipe = `perf bench sched pipe -G` between the first and last cgroup (usecs/op "
-              "as it prints it); ring = 16 tasks over the G cgroups passing 2 tokens (cgbench ring), "
-              "wall time per message; session setup = from the "
-              "counting tool's start to the workload's start (process start, open, attach; none = "
-              "fork/exec only); fds, perf_event objects (its fds on "
-              "anon_inode:[perf_event]), slab, BPF map memory: held by the counting process when the "
-              "workload starts (slab: /proc/meminfo delta, noisy); cpu-clock error: mean |count / "
-              "cpu.stat usage - 1| over the busy cgroups. In-process cost: cgbench's own timing of "
-              "the same kernel objects (percg opens what perf stat --for-each-cgroup opens).", ""]
+    lines += ["Columns: pipe = `perf bench sched pipe -G` between the first and last leaf, both ends on "
+              "cpu 0 (ns per round trip); ring = 16 tasks over the G leaves passing 2 tokens "
+              f"(cgbench ring), ns per message; {u} per cgroup switch = (backend - none) / the cgroup "
+              "switches counted (perf stat -e cgroup-switches around the same workload), paired by "
+              "repetition; over floor / floor-read: the same against those two backends instead of none; "
+              "overhead = backend / none - 1; pmu add/del/read per switch: calls of the PMU callbacks on "
+              "cpu 0 during the pinned ping-pong (ftrace) per cgroup switch; session setup = from the "
+              "counting tool's start to the workload's start (process start, open, attach); fds, "
+              "perf_event objects (its fds on anon_inode:[perf_event]), slab, BPF map memory: held by "
+              "the counting process when the workload starts (slab and percpu: /proc/meminfo deltas); "
+              "cpu-clock error: mean |count / cpu.stat usage - 1| over the busy leaves. In-process cost: "
+              "cgbench's own timing of the same kernel objects (events opens what perf stat "
+              "--for-each-cgroup opens), every level counted.", ""]
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[:40]))

@@ -3,10 +3,12 @@
 # 06-bench-smoke.list): bench/guest.sh smoke + bench/report.py --no-plots,
 # then checks that every backend produced every measurement and that the
 # summary was written. It judges no times: it keeps the scripts working.
+# In an exact guest (scripts/vm-run.sh --exact, BENCH_EXACT=1) it also
+# checks the PMU pass: scripts/vm-run.sh --exact -- BENCH_EXACT=1 bench/smoke-test.sh
 # The plots are checked on the host (bench/report-test.sh): gnuplot's start
 # alone took 20 s of this test under TCG.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 out=build/bench/smoke-check
 rm -rf "$out"; mkdir -p "$out"
 echo "TAP version 13"
@@ -20,18 +22,40 @@ BENCH_RAW=1 bench/guest.sh smoke "$out" 2>&1 | sed 's/^/# /'
 ok 1 "bench/guest.sh smoke" "${PIPESTATUS[0]}"
 
 missing=0
-for b in none percg bperf shared rstat; do
+# the PMU pass (ftrace) runs in an exact guest only (bench/guest.sh)
+pmu=${BENCH_EXACT:-0}
+for b in none floor floor-read events bperf shared rstat; do
 	for m in setup_ms teardown_ms pipe_us_per_op pipe_host_us_per_op ring_us_per_msg ring_host_us_per_msg fds perf_events slab_kb bpf_map_kb; do
 		# a Slab delta may be negative (SLUB's per-cpu caches); nothing else
 		sign=
 		[ $m = slab_kb ] && sign='-\?'
-		grep -q "^session,$b,.*,$m,$sign[0-9.]" "$out/results.csv" || { echo "# missing: session $b $m"; missing=1; }
+		grep -q "^session,$b,.*,$m,${sign}[0-9.]" "$out/results.csv" || { echo "# missing: session $b $m"; missing=1; }
 	done
 	[ $b = none ] && continue
+	for m in add_per_op del_per_op read_per_op; do
+		[ "$pmu" = 1 ] || break
+		grep -q "^pmu,$b,.*,$m,[0-9.]" "$out/results.csv" || { echo "# missing: pmu $b $m"; missing=1; }
+	done
+	case $b in floor|floor-read) continue ;; esac
 	grep -q "^session,$b,.*,cpu_clock_err_pct,[0-9.]" "$out/results.csv" ||
 		{ echo "# missing: session $b accuracy"; missing=1; }
 done
-for b in percg shared rstat; do
+# the cgroup switches that instructions per switch divide by: the pipe
+# makes two per round trip
+for m in pipe_cgroup_switches_per_op ring_cgroup_switches_per_msg; do
+	awk -F, -v m="$m" '$1 == "switches" && $7 == m && $8 > 0 { found = 1 } END { exit !found }' \
+		"$out/results.csv" || { echo "# missing or zero: switches $m"; missing=1; }
+done
+# per-cgroup events schedule their events in and out at a cgroup switch;
+# plain cpu-wide events never do (tests running beside this one may add
+# task events of their own, hence no exact zero)
+pmu_calls() { awk -F, -v b="$1" -v m="$2" '$1 == "pmu" && $2 == b && $7 == m { print $8 }' "$out/results.csv"; }
+if [ "$pmu" = 1 ] && ! awk -v e="$(pmu_calls events add_per_op)" -v f="$(pmu_calls floor add_per_op)" \
+		'BEGIN { exit !(e >= f + 1) }'; then
+	echo "# pmu->add per round trip: events $(pmu_calls events add_per_op), floor $(pmu_calls floor add_per_op)"
+	missing=1
+fi
+for b in events shared rstat; do
 	for m in setup_us teardown_us read_all_us read_one_us fds; do
 		grep -q "^cost,$b,.*,$m,[0-9.]" "$out/results.csv" || { echo "# missing: cost $b $m"; missing=1; }
 	done

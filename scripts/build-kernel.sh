@@ -11,10 +11,11 @@
 #   7.3             linux-source-7.3 (trixie-backports, fetched into build/)
 #                   + kernel/mainline-7.3  -> build/linux-7.3, build/bzImage-7.3[-VARIANT]
 #
-# 0. (7.3) Downloads linux-source-7.3 with apt-get through a private sources
-#    list and state under build/apt (the host's apt setup is not touched, no
-#    package is installed); the .deb is kept in build/debs, so a warm run
-#    downloads nothing.
+# 0. (7.3) Downloads linux-source-7.3 with scripts/fetch-kernels.sh
+#    --download (apt-get through a private sources list and state under
+#    build/apt: the host's apt setup is not touched, no package is
+#    installed); the .deb is kept in build/debs, so a warm run downloads
+#    nothing.
 # 1. Unpacks the source tarball into build/linux[-7.3] once, as a git
 #    repository whose first commit (tag "base") is the pristine tarball.
 # 2. Applies the series with `git am` (no fuzz, no 3-way merge);
@@ -51,8 +52,7 @@ case $LINUX in
 	TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz} ;;
 7.3)	SRC=$BUILD/linux-7.3; SUFFIX=-7.3
 	SERIES_DIR=${SERIES_DIR:-$ROOT/kernel/mainline-7.3}
-	# Debian trixie-backports, the only suite with 7.3 (7.3.4)
-	DEB_SUITE="http://deb.debian.org/debian trixie-backports main"
+	# from Debian's trixie-backports, the only suite with 7.3 (7.3.4)
 	DEB_PACKAGE=linux-source-7.3
 	TARBALL=$BUILD/debs/linux-source-7.3.tar.xz ;;
 *)	echo "error: --linux 6.12 or 7.3" >&2; exit 2 ;;
@@ -81,34 +81,16 @@ fi
 log() { echo "  KERNEL  $*"; }
 die() { echo "error: $*" >&2; exit 1; }
 
-# apt-get with a private sources list and state under build/apt: it reads
-# and writes nothing of the host's apt setup.
-private_apt() {
-	local dir=$BUILD/apt
-	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $DEB_SUITE" \
-		>"$dir/sources.list"
-	apt-get -q -o Dir::Etc::sourcelist="$dir/sources.list" -o Dir::Etc::sourceparts=/dev/null \
-		-o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" \
-		-o Dir::State::status=/dev/null -o APT::Architecture=amd64 \
-		-o APT::Sandbox::User=root "$@"
-}
-
-# fetch_source: the tarball of a backports kernel, downloaded once.
+# fetch_source: the tarball of a backports kernel, from the .deb that
+# scripts/fetch-kernels.sh downloads once into build/debs (a private apt
+# setup under build/apt, from the Debian archive the host's apt uses).
 fetch_source() {
 	[ -f "$TARBALL" ] && return 0
 	[ -n "${DEB_PACKAGE:-}" ] || die "$TARBALL missing: run 'make deps'"
-	local debs=$BUILD/debs deb
-	mkdir -p "$debs"
-	deb=$(find "$debs" -maxdepth 1 -name "${DEB_PACKAGE}_*_all.deb" -print -quit)
-	if [ -z "$deb" ]; then
-		log "downloading $DEB_PACKAGE ($DEB_SUITE)"
-		private_apt update >/dev/null || die "apt-get update ($DEB_SUITE) failed"
-		(cd "$debs" && private_apt download "$DEB_PACKAGE" >/dev/null) ||
-			die "apt-get download $DEB_PACKAGE failed"
-		deb=$(find "$debs" -maxdepth 1 -name "${DEB_PACKAGE}_*_all.deb" -print -quit)
-	fi
-	dpkg-deb --fsys-tarfile "$deb" | tar -C "$debs" -x --strip-components=3 \
+	local deb
+	deb=$("$ROOT/scripts/fetch-kernels.sh" --download "$DEB_PACKAGE" "$BUILD/debs") ||
+		die "cannot download $DEB_PACKAGE"
+	dpkg-deb --fsys-tarfile "$deb" | tar -C "$BUILD/debs" -x --strip-components=3 \
 		"./usr/src/$(basename "$TARBALL")"
 }
 

@@ -15,6 +15,7 @@
 # lines match and ccache serves every file a patch did not change. Prints one line per build; exits non-zero
 # when any fails (log: build/series-steps/<step>.log). Takes one full (ccache)
 # build plus an incremental one per patch: about 10-20 minutes here.
+# No set -e: a step that fails to build is reported and the next one is built.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build

@@ -41,6 +41,7 @@
 #
 # Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
+# No set -e: a failing test or guest is counted and reported, and the run goes on.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 KERNEL=

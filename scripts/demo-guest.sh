@@ -2,6 +2,7 @@
 # The guest half of `make demo` (scripts/demo.sh): a small tree of cgroups
 # with different workloads, counted by perf stat -a --for-each-cgroup on
 # the automatic backend, then by every backend at the same time.
+# No set -e: a backend this kernel lacks is shown as such and the demo goes on.
 set -uo pipefail
 
 CG=/sys/fs/cgroup
@@ -101,7 +102,7 @@ for ev in cpu-clock context-switches page-faults; do
 	for b in "${backends[@]}"; do printf '%12s' "$b"; done
 	echo
 	for cg in ${CGROUPS//,/ }; do
-		printf '   %-20s' "${cg#$TOP/}"
+		printf '   %-20s' "${cg#"$TOP"/}"
 		for b in "${backends[@]}"; do
 			awk -F, -v cg="$cg" -v ev="$ev" '$3 == ev && $4 == cg { printf "%12s", $1; found = 1 }
 				END { if (!found) printf "%12s", "-" }' "$TMP/$b.csv"

@@ -3,6 +3,7 @@
 # them under build/stock/<name>/, without installing anything.
 #
 #   scripts/fetch-kernels.sh [--update] [--list] [NAME...]
+#   scripts/fetch-kernels.sh --download PACKAGE DIR
 #
 # NAMEs are the "deb:" kernels of tests/kernels.list (default: all of them).
 # Each line there names a package glob; the newest package matching it
@@ -16,6 +17,9 @@
 # the network nor apt. --update refreshes the package indexes and moves
 # every named kernel to the newest package now in the archive.
 # --list prints "name release package" for every unpacked kernel.
+# --download puts the .deb of PACKAGE (newest in the suites below) in DIR
+# and prints its path; one already there is not fetched again
+# (scripts/build-kernel.sh fetches linux-source-7.3 this way).
 #
 # apt runs with a private configuration under build/apt (sources list, lists,
 # cache, an empty dpkg status): the host's apt sources and its package state
@@ -35,10 +39,13 @@ APT_DIR=$PWD/build/apt
 STOCK=build/stock
 UPDATE=0
 LIST=0
+DOWNLOAD=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--update) UPDATE=1; shift ;;
 	--list) LIST=1; shift ;;
+	--download) [ $# -ge 3 ] || { echo "fetch-kernels: --download PACKAGE DIR" >&2; exit 2; }
+		DOWNLOAD=$2; DOWNLOAD_DIR=$3; shift 3 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) echo "fetch-kernels: unknown option $1" >&2; exit 2 ;;
@@ -184,6 +191,28 @@ fetch_one() {
 	trap - EXIT
 	say "$name: $release in $dir"
 }
+
+# download_package PACKAGE DIR: the package's .deb in DIR, printed
+download_package() {
+	local pkg=$1 dir=$2 deb
+	deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" -print -quit 2>/dev/null || true)
+	if [ -z "$deb" ]; then
+		apt_setup
+		has_package "$pkg" || die "$pkg is not in the archive"
+		mkdir -p "$dir"
+		say "$pkg"
+		(cd "$dir" && apt-get "${APT_OPTS[@]}" -qq download "$pkg" >&2) ||
+			die "apt-get download $pkg failed"
+		deb=$(find "$dir" -maxdepth 1 -name "${pkg}_*.deb" -print -quit)
+		[ -n "$deb" ] || die "$pkg downloaded but no .deb in $dir"
+	fi
+	echo "$deb"
+}
+
+if [ -n "$DOWNLOAD" ]; then
+	download_package "$DOWNLOAD" "$DOWNLOAD_DIR"
+	exit 0
+fi
 
 mkdir -p "$STOCK"
 want=("$@")

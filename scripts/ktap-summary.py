@@ -3,7 +3,7 @@
 
     scripts/ktap-summary.py [--failure MESSAGE]... FILE...
 
-Each FILE is the output of scripts/guest/run-tests.sh or scripts/run-host-tests.sh:
+Each FILE is the output of scripts/run-tests.sh (in a guest, or --host):
 a top-level KTAP plan and one "ok/not ok N name" line per test program, each
 preceded by the program's own output indented by two spaces. A program that
 reports its own test cases (kselftest harness, TAP) counts once per case; one

@@ -25,6 +25,7 @@
 # under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
+# No set -e or pipefail: each test's exit status is its result, read and reported.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 HOST=0

@@ -14,6 +14,12 @@
 #   --allow-splat    do not fail on a kernel BUG/WARNING/... in the guest log
 #   --quiet          do not stream the command's output while it runs
 #   --keep DIR       use DIR (under build/) as the run directory and keep it
+#   --exact          instruction-exact guest: one host thread runs every vcpu
+#                    (-accel tcg,thread=single) and -icount shift=0,sleep=off
+#                    makes the guest clock and TSC advance one ns per guest
+#                    instruction (executed on any vcpu; idle time skipped),
+#                    whatever the host load; the guest is told its TSC runs
+#                    at 1 GHz. For benchmarks that count instructions.
 #
 # The guest sees the repository at /repo (read-write; build/bin is a copy in
 # guest memory taken at boot) and the host's /usr read-only; build/bin is on
@@ -35,6 +41,7 @@ QUIET=0
 MODE=run
 RUNDIR=
 KEEP=0
+EXACT=0
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
@@ -46,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--allow-splat) ALLOW_SPLAT=1; shift ;;
 	--quiet) QUIET=1; shift ;;
 	--keep) RUNDIR=$2; KEEP=1; shift 2 ;;
+	--exact) EXACT=1; shift ;;
 	--shell) MODE=shell; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -103,7 +111,8 @@ else
 	rm -rf "$RUNDIR"; mkdir -p "$RUNDIR"
 fi
 RUNDIR=${RUNDIR%/}
-cleanup() { [ $KEEP = 1 ] || rm -rf "$RUNDIR"; }
+# shellcheck disable=SC2317 # run by the trap
+cleanup() { [ "$KEEP" = 1 ] || rm -rf "$RUNDIR"; }
 trap cleanup EXIT
 printf 'cd /repo\n%s\n' "$CMD" >"$RUNDIR/cmd.sh"
 
@@ -132,7 +141,7 @@ accel() {
 # ruins every timing the benchmarks take. Hand it the host's TSC frequency
 # when the host knows it exactly (tsc_known_freq: "cpu MHz" is the TSC's).
 tsc_args() {
-	case $1 in *kvm*) return ;; esac
+	case $1 in *kvm*) return ;; *icount*) echo " tsc_early_khz=1000000 tsc=reliable"; return ;; esac
 	grep -qw tsc_known_freq /proc/cpuinfo && grep -qw constant_tsc /proc/cpuinfo || return 0
 	awk -F': *' '/^cpu MHz/ { printf " tsc_early_khz=%d tsc=reliable", $2 * 1000; exit }' /proc/cpuinfo
 }
@@ -140,6 +149,7 @@ tsc_args() {
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 # fail and panic the boot ("IO-APIC + timer doesn't work!").
 ACCEL=$(accel)
+[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
 APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
 # how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
 APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
@@ -194,7 +204,7 @@ wait $QPID
 QEMU_STATUS=$?
 HUNG=0
 [ $QEMU_STATUS = 124 ] && HUNG=1
-[ $QUIET = 0 ] && wait $TPID 2>/dev/null
+[ $QUIET = 0 ] && wait "$TPID" 2>/dev/null
 [ $QUIET = 1 ] && [ -f "$RUNDIR/out" ] && cat "$RUNDIR/out"
 
 # The kernel log: what the console caught, and dmesg if the guest got that far.

@@ -90,7 +90,7 @@ static const char *usage_text =
 	"                       for node_exporter's textfile collector\n"
 	"      --textfile.interval=SECONDS\n"
 	"                       how long --textfile counts (default 1)\n"
-	CGTOOL_USAGE_OPTIONS
+	CGTOOL_USAGE_OPTIONS(DEFAULT_EVENTS)
 	"\n"
 	"Metrics: perf_cgroup_events_total{cgroup,event} (raw counts),\n"
 	"perf_cgroup_event_seconds_total{cgroup,event} (cpu-clock, task-clock),\n"
@@ -151,7 +151,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'h':
 			fputs(usage_text, stdout);
-			printf("\n(default events: %s)\n", DEFAULT_EVENTS);
 			exit(0);
 		case CGTOOL_OPT_VERSION:
 			exit(cli_version(PROG));
@@ -695,7 +694,7 @@ int main(int argc, char **argv)
 		return ret;
 	s = cgtool_open(&o.tool);
 	if (!s)
-		return 1;
+		return cgtool_open_failure_status();
 	cgtool_handle_signals();
 	ret = o.textfile ? write_textfile(s, &o) : serve(s, &o);
 	cgcount_close(s);

@@ -85,6 +85,9 @@ static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_l
 	return vfprintf(stderr, fmt, ap);
 }
 
+/* why cgtool_open() failed (cgcount_close() may change errno) */
+static int open_errno;
+
 /* libcgcount says why a call failed, through its print callback */
 struct cgcount *cgtool_open(const struct cgtool *t)
 {
@@ -93,11 +96,18 @@ struct cgcount *cgtool_open(const struct cgtool *t)
 	print_prog = t->prog;
 	cgcount_set_print(print_with_prog);
 	s = cgcount_open(t->events, &t->opts);
+	open_errno = s ? 0 : errno;
 	if (s && cgcount_add_regex(s, t->regex) < 0) {
+		open_errno = errno;
 		cgcount_close(s);
 		s = NULL;
 	}
 	return s;
+}
+
+int cgtool_open_failure_status(void)
+{
+	return open_errno == EINVAL ? CLI_EXIT_USAGE : 1;
 }
 
 int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,

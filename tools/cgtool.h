@@ -29,9 +29,10 @@ enum {
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
 
-/* Usage lines of the shared options, for each tool's --help */
-#define CGTOOL_USAGE_OPTIONS						\
-	"  -e, --events=LIST    comma-separated perf events (default %s)\n"	\
+/* Usage lines of the shared options, for each tool's --help (a literal) */
+#define CGTOOL_USAGE_OPTIONS(default_events)				\
+	"  -e, --events=LIST    comma-separated perf events (default\n"	\
+	"                       " default_events ")\n"			\
 	"  -r, --regex=REGEX    count the cgroups whose path (\"/a/b\") matches\n" \
 	"                       (POSIX extended, unanchored; default: every cgroup)\n" \
 	"      --backend=NAME   auto (default), events, shared or rstat\n"	\
@@ -62,6 +63,13 @@ int cgtool_parse_long(const char *arg, long min, long max, long *value);
 
 /* Open the session and add the cgroups that match; NULL after a message. */
 struct cgcount *cgtool_open(const struct cgtool *t);
+/*
+ * The exit status after cgtool_open() failed: CLI_EXIT_USAGE (2) when
+ * libcgcount refused what the command line gave it (EINVAL: an unknown or
+ * malformed event, a bad regex), else 1 (no permission, no such kernel
+ * support, out of file descriptors, ...).
+ */
+int cgtool_open_failure_status(void);
 
 /*
  * Keep the session in step with the tree: stop counting the cgroups of

@@ -94,7 +94,7 @@ static const char *usage_text =
 	"                       (default: the first event)\n"
 	"      --rows=N         show at most N cgroups (default: what fits the\n"
 	"                       terminal; every cgroup in batch mode)\n"
-	CGTOOL_USAGE_OPTIONS
+	CGTOOL_USAGE_OPTIONS(DEFAULT_EVENTS)
 	"\n"
 	"Columns: time events (cpu-clock, task-clock) in % of one cpu, other events\n"
 	"per second, IPC when cycles and instructions are both counted.  Counts are\n"
@@ -551,7 +551,7 @@ int main(int argc, char **argv)
 		return ret;
 	sc.s = cgtool_open(&o.tool);
 	if (!sc.s)
-		return 1;
+		return cgtool_open_failure_status();
 	if (make_columns(&sc)) {
 		cgcount_close(sc.s);
 		return 1;

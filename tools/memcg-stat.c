@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cgutil.h"
 #include "memcg_stat.h"
 #include "cli.h"
 
@@ -66,6 +68,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	};
 
 	c->count = 1;
+	c->opts.sz = sizeof(c->opts);
 	while ((opt = getopt_long(argc, argv, "f:rtbn:m:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f': c->fields_arg = optarg; break;
@@ -89,14 +92,17 @@ static int parse_args(struct cli *c, int argc, char **argv)
 }
 
 /* cgroup id -> path below the directory given on the command line */
-static __ino_t find_ino;
+static uint64_t find_id;
 static char found_path[4096];
 
-static int match_ino(const char *path, const struct stat *st, int type,
-		     struct FTW *ftw)
+static int match_id(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw)
 {
+	uint64_t id;
+
+	(void)st;
 	(void)ftw;
-	if (type == FTW_D && st->st_ino == find_ino) {
+	if (type == FTW_D && !cgutil_cgroup_id(path, &id) && id == find_id) {
 		snprintf(found_path, sizeof(found_path), "%s", path);
 		return 1;
 	}
@@ -108,8 +114,8 @@ static const char *cgroup_name(const char *top, uint64_t id,
 {
 	if (scope == MEMCG_STAT_SELF)
 		return top;
-	find_ino = id;
-	if (nftw(top, match_ino, 16, FTW_PHYS) == 1)
+	find_id = id;
+	if (nftw(top, match_id, 16, FTW_PHYS) == 1)
 		return found_path;
 	snprintf(found_path, sizeof(found_path), "cgroup-id:%llu",
 		 (unsigned long long)id);
@@ -163,41 +169,38 @@ static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
 	return 0;
 }
 
-static void report_backend(const struct memcg_stat_reader *r)
+/* The library's messages after the tool's name; its DEBUG one is the
+ * backend it chose, and why not bpf, which this tool always reports. */
+static int print_with_prog(enum memcg_stat_print_level level, const char *fmt,
+			   va_list ap)
 {
-	const char *why = memcg_stat_fallback_reason(r);
-
-	fprintf(stderr, "memcg-stat: backend %s%s%s%s\n",
-		memcg_stat_backend_name(memcg_stat_backend(r)),
-		why ? " (" : "", why ? why : "", why ? ")" : "");
+	(void)level;
+	fputs("memcg-stat: ", stderr);
+	return vfprintf(stderr, fmt, ap);
 }
 
 int main(int argc, char **argv)
 {
 	struct memcg_stat_reader *r;
-	const char *bad = NULL;
 	struct cli c = {};
-	int err, i, status = 0;
+	int i, status = 0;
 
 	if (parse_args(&c, argc, argv)) {
 		usage(stderr);
 		free(c.fields_arg);
-		return 2;
+		return CLI_EXIT_USAGE;
 	}
-	err = memcg_stat_reader_new(c.fields, c.nr_fields, &c.opts, &r, &bad);
-	if (err) {
-		if (err == -ENOENT && bad)
-			fprintf(stderr, "memcg-stat: %s: stat not known to the running kernel\n",
-				bad);
-		else
-			fprintf(stderr, "memcg-stat: %s\n", strerror(-err));
+	memcg_stat_set_print(print_with_prog);
+	r = memcg_stat_open(c.fields, c.nr_fields, &c.opts);
+	if (!r) {
+		/* the library said why; a field it does not know is a usage error */
+		status = errno == ENOENT || errno == EINVAL ? CLI_EXIT_USAGE : 1;
 		free(c.fields_arg);
-		return 1;
+		return status;
 	}
-	report_backend(r);
 	for (i = optind; i < argc; i++)
 		status |= read_cgroup(&c, r, argv[i]);
-	memcg_stat_reader_free(r);
+	memcg_stat_close(r);
 	free(c.fields_arg);
 	return status;
 }

@@ -32,9 +32,9 @@ $(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
 
-$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $(LIBBPF_A)
+$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) $< $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) $(CGUTIL_CFLAGS) $< $(MEMCG_LDLIBS) -o $@
 
 .PHONY: tools
 tools: $(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat

@@ -39,7 +39,7 @@ ratios() {
 }
 
 make_path() { # DEPTH -> "A|B|LIST"
-	local depth=$1 dir= list= i
+	local depth=$1 dir='' list='' i
 	for ((i = 1; i < depth; i++)); do
 		dir=${dir:+$dir/}bpp$i
 		list=${list:+$list,}$dir
@@ -72,13 +72,13 @@ for depth in 1 8; do
 	declare -A res=()
 	for ((r = 0; r < REPS; r++)); do
 		for m in "${MODES[@]}"; do
-			res[$m]+="$(one $m "$a" "$b" "$list") "
+			res[$m]+="$(one "$m" "$a" "$b" "$list") "
 		done
 	done
 	base=$(lines "${res[none]}" | median)
 	for m in "${MODES[@]}"; do
 		v=$(lines "${res[$m]}" | median)
-		printf "%-6s %-13s %10s %12s %12s\n" $depth $m "$v" $((v - base)) \
+		printf "%-6s %-13s %10s %12s %12s\n" "$depth" "$m" "$v" $((v - base)) \
 			"$(paired "${res[$m]}" "${res[none]}" | median)"
 	done
 	echo "# depth $depth: collector's overhead / bperf's, median of the repetitions:" \

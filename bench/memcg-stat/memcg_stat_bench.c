@@ -111,17 +111,18 @@ static int text_plain(char **paths, int nr, long rounds, struct times *out)
 static int lib_read(const struct cfg *c, unsigned int flags, char **dirs,
 		    int nr, int subtree, long rounds, struct times *out)
 {
-	struct memcg_stat_opts opts = { .flags = flags,
-					.max_cgroups = c->nr_cgroups + 1 };
+	MEMCG_STAT_OPTS(memcg_stat_opts, opts, .flags = flags,
+			.max_cgroups = c->nr_cgroups + 1);
 	struct memcg_stat_target **tg;
 	struct memcg_stat_reader *rd;
 	int i, n = subtree ? 1 : nr, err;
 	struct times t0;
 	long r;
 
-	err = memcg_stat_reader_new(c->fields, c->nr_fields, &opts, &rd, NULL);
-	if (err)
-		return err;
+	rd = memcg_stat_open(c->fields, c->nr_fields, &opts);
+	if (!rd)
+		return -errno;
+	err = 0;
 	tg = calloc(n, sizeof(*tg));
 	for (i = 0; i < n && tg && !err; i++)
 		if (!(tg[i] = memcg_stat_target_open(rd, dirs[i],
@@ -136,7 +137,7 @@ static int lib_read(const struct cfg *c, unsigned int flags, char **dirs,
 	for (i = 0; i < n && tg; i++)
 		memcg_stat_target_close(tg[i]);
 	free(tg);
-	memcg_stat_reader_free(rd);
+	memcg_stat_close(rd);
 	return tg ? err : -ENOMEM;
 }
 

@@ -46,13 +46,18 @@ int cgutil_cgroup2_root(char *root, size_t len)
 
 int cgutil_cgroup_id(const char *path, uint64_t *id)
 {
+	return cgutil_cgroup_id_at(AT_FDCWD, path, id);
+}
+
+int cgutil_cgroup_id_at(int dirfd, const char *path, uint64_t *id)
+{
 	struct {
 		struct file_handle fh;
 		uint64_t id;
 	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	int mount_id;
 
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+	if (name_to_handle_at(dirfd, path, &h.fh, &mount_id, path[0] ? 0 : AT_EMPTY_PATH))
 		return -errno;
 	if (h.fh.handle_bytes != sizeof(uint64_t))
 		return -EINVAL;

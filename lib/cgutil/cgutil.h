@@ -39,6 +39,8 @@ bool cgutil_is_cgroup2(const char *path);
  * (util/cgroup.c) and libbpf's selftests read the handle too.
  */
 int cgutil_cgroup_id(const char *path, uint64_t *id);
+/* The same for @path relative to the directory @dirfd ("" for @dirfd itself) */
+int cgutil_cgroup_id_at(int dirfd, const char *path, uint64_t *id);
 
 /*
  * Event strings.  @str (@len bytes, not necessarily terminated) is one

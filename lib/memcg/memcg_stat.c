@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * memcg_stat: memory.stat fields through the bpf_mem_cgroup_* kfuncs (a
  * cgroup_iter program writing binary records), or by parsing memory.stat
@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,13 +22,107 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cgutil.h"
 #include "memcg_stat.h"
 #include "memcg_stat_abi.h"
 #include "memcg_stat.skel.h"
 
 #define DEFAULT_MAX_CGROUPS 4096
+#define MSG_LEN 512
 #define MAX_TERMS_PER_FIELD 3
 #define TEXT_BUF_SIZE 16384
+
+/* ---- version, messages, options (libbpf's conventions) ---- */
+
+uint32_t memcg_stat_major_version(void)
+{
+	return MEMCG_STAT_MAJOR_VERSION;
+}
+
+uint32_t memcg_stat_minor_version(void)
+{
+	return MEMCG_STAT_MINOR_VERSION;
+}
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+const char *memcg_stat_version_string(void)
+{
+	return "v" XSTR(MEMCG_STAT_MAJOR_VERSION) "." XSTR(MEMCG_STAT_MINOR_VERSION) "."
+	       XSTR(MEMCG_STAT_PATCH_VERSION);
+}
+
+static int default_print(enum memcg_stat_print_level level, const char *fmt,
+			 va_list ap)
+{
+	return level == MEMCG_STAT_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
+static memcg_stat_print_fn_t print_fn = default_print;
+
+memcg_stat_print_fn_t memcg_stat_set_print(memcg_stat_print_fn_t fn)
+{
+	return __atomic_exchange_n(&print_fn, fn, __ATOMIC_SEQ_CST);
+}
+
+static void call_print(memcg_stat_print_fn_t fn, enum memcg_stat_print_level level,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fn(level, fmt, ap);
+	va_end(ap);
+}
+
+/* "libmemcgstat: MESSAGE\n" through the print callback; errno kept */
+static void __attribute__((format(printf, 2, 3)))
+say(enum memcg_stat_print_level level, const char *fmt, ...)
+{
+	memcg_stat_print_fn_t fn = __atomic_load_n(&print_fn, __ATOMIC_SEQ_CST);
+	int saved = errno;
+	char msg[MSG_LEN];
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	call_print(fn, level, "libmemcgstat: %s\n", msg);
+	errno = saved;
+}
+
+#define offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+/* a field the caller's (older, smaller) struct has, as libbpf's OPTS_GET */
+#define OPTS_GET(opts, field, fallback)						\
+	((opts) && (opts)->sz >= offsetofend(typeof(*(opts)), field) ?		\
+	 (opts)->field : (fallback))
+
+/* 0, -EINVAL (sz too small to be a size), -E2BIG (unknown non-zero tail) */
+static int opts_valid(const struct memcg_stat_opts *opts)
+{
+	const char *p = (const char *)opts;
+	size_t i;
+
+	if (!opts)
+		return 0;
+	if (opts->sz < sizeof(size_t)) {
+		say(MEMCG_STAT_WARN, "memcg_stat_opts.sz is %zu: set it to "
+		    "sizeof(struct memcg_stat_opts) (MEMCG_STAT_OPTS does)", opts->sz);
+		return -EINVAL;
+	}
+	for (i = sizeof(*opts); i < opts->sz; i++) {
+		if (p[i]) {
+			say(MEMCG_STAT_WARN, "memcg_stat_opts has a field at byte %zu that "
+			    "libmemcgstat %s does not know: build against this "
+			    "library's header", i, memcg_stat_version_string());
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
 
 /* memory.stat fields that are page (or byte) state items, from 6.12's
  * memory_stats[] table in mm/memcontrol.c. The kfunc returns them in
@@ -112,7 +207,7 @@ struct memcg_stat_target {
 	int dirfd;				/* the cgroup directory */
 	int fds[NR_SOURCES];			/* text, MEMCG_STAT_SELF */
 	struct bpf_link *link;			/* bpf, iterator */
-	__u64 cgroup_id;			/* bpf, BPF_PROG_RUN */
+	uint64_t cgroup_id;			/* bpf, BPF_PROG_RUN */
 };
 
 struct memcg_stat_reader {
@@ -434,12 +529,11 @@ static int text_fill_row(struct memcg_stat_reader *r, int i, int dirfd,
 {
 	struct memcg_stat_row *row = &r->rows[i];
 	uint64_t *vals = r->values + (size_t)i * r->nr_fields;
-	struct stat st;
 	int s, f, err;
 
-	if (fstat(dirfd, &st))
-		return -errno;
-	row->cgroup_id = st.st_ino;
+	err = cgutil_cgroup_id_at(dirfd, "", &row->cgroup_id);
+	if (err)
+		return err;
 	row->has_memcg = fds[SRC_STAT] >= 0;
 	row->values = vals;
 	for (f = 0; f < r->nr_fields; f++)
@@ -533,31 +627,22 @@ static const char *bpf_unusable(const struct btf *btf)
  */
 static const char *root_memory_stat(char *buf, size_t len)
 {
-	char line[512], dir[256], type[32], path[300];
-	FILE *mounts = fopen("/proc/self/mounts", "re");
-	const char *found = NULL;
+	char root[4096], path[4096 + 16];
 	ssize_t n;
 	int fd;
 
-	if (!mounts)
+	if (cgutil_cgroup2_root(root, sizeof(root)))
 		return NULL;
-	while (!found && fgets(line, sizeof(line), mounts)) {
-		if (sscanf(line, "%*s %255s %31s", dir, type) != 2 ||
-		    strcmp(type, "cgroup2"))
-			continue;
-		snprintf(path, sizeof(path), "%s/memory.stat", dir);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			break;
-		n = read(fd, buf, len - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			found = buf;
-		}
-	}
-	fclose(mounts);
-	return found;
+	snprintf(path, sizeof(path), "%s/memory.stat", root);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return buf;
 }
 
 /* memory.stat text @stat has a line "@key value" */
@@ -579,7 +664,7 @@ static bool stat_has_key(const char *stat, const char *key)
  * return "not available" for it.
  */
 static int resolve_fields(struct memcg_stat_reader *r, const struct btf *btf,
-			  const char *const *names, const char **bad_field)
+			  const char *const *names)
 {
 	const char *stat = root_memory_stat(r->text, TEXT_BUF_SIZE);
 	int i, err;
@@ -590,11 +675,15 @@ static int resolve_fields(struct memcg_stat_reader *r, const struct btf *btf,
 		if (!err && stat && r->fields[i].src == SRC_STAT &&
 		    !stat_has_key(stat, r->fields[i].key))
 			err = -ENOENT;
-		if (err) {
-			if (bad_field)
-				*bad_field = names[i];
+		if (err == -ENOENT)
+			say(MEMCG_STAT_WARN, "%s: stat not known to the running kernel "
+			    "(the names are memory.stat's, \"usage\" and "
+			    "\"events.NAME\" of memory.events)", names[i]);
+		else if (err)
+			say(MEMCG_STAT_WARN, "%s: more than %d kfunc terms in all: "
+			    "ask for fewer fields", names[i], MEMCG_STAT_MAX_TERMS);
+		if (err)
 			return err;
-		}
 	}
 	return 0;
 }
@@ -612,8 +701,7 @@ static int alloc_buffers(struct memcg_stat_reader *r)
  * Field names are checked against the kernel's BTF whenever it has one,
  * whatever the backend.
  */
-static int choose_backend(struct memcg_stat_reader *r, const char *const *names,
-			  const char **bad_field)
+static int choose_backend(struct memcg_stat_reader *r, const char *const *names)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	int err;
@@ -622,7 +710,7 @@ static int choose_backend(struct memcg_stat_reader *r, const char *const *names,
 		r->fallback_reason = "text backend requested";
 	else
 		r->fallback_reason = bpf_unusable(btf);
-	err = resolve_fields(r, btf, names, bad_field);
+	err = resolve_fields(r, btf, names);
 	btf__free(btf);
 	if (err)
 		return err;
@@ -633,52 +721,55 @@ static int choose_backend(struct memcg_stat_reader *r, const char *const *names,
 	}
 	r->backend = r->fallback_reason ? MEMCG_STAT_BACKEND_TEXT :
 					  MEMCG_STAT_BACKEND_BPF;
-	if (r->fallback_reason && (r->flags & MEMCG_STAT_FORCE_BPF))
+	if (r->fallback_reason && (r->flags & MEMCG_STAT_FORCE_BPF)) {
+		say(MEMCG_STAT_WARN, "the bpf backend was required, but %s: use a "
+		    "kernel with the bpf_mem_cgroup_* kfuncs (7.0, or 6.12 with "
+		    "kernel/backport-6.12), or the text backend", r->fallback_reason);
 		return err ? err : -EOPNOTSUPP;
+	}
+	say(MEMCG_STAT_DEBUG, "backend %s%s%s%s",
+	    memcg_stat_backend_name(r->backend), r->fallback_reason ? " (" : "",
+	    r->fallback_reason ? r->fallback_reason : "", r->fallback_reason ? ")" : "");
 	return 0;
 }
 
-int memcg_stat_reader_new(const char *const *fields, int nr_fields,
-			  const struct memcg_stat_opts *opts,
-			  struct memcg_stat_reader **out, const char **bad_field)
+struct memcg_stat_reader *memcg_stat_open(const char *const *fields, int nr_fields,
+					   const struct memcg_stat_opts *opts)
 {
 	struct memcg_stat_reader *r;
-	int err;
+	int err = opts_valid(opts);
 
-	*out = NULL;
-	if (nr_fields <= 0 || nr_fields > MEMCG_STAT_MAX_TERMS)
-		return -EINVAL;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	r->flags = opts ? opts->flags : 0;
-	r->max_rows = opts && opts->max_cgroups ? opts->max_cgroups :
-						  DEFAULT_MAX_CGROUPS;
+	if (!err && (!fields || nr_fields <= 0 || nr_fields > MEMCG_STAT_MAX_TERMS)) {
+		say(MEMCG_STAT_WARN, "%d fields asked for: give 1 to %d",
+		    nr_fields, MEMCG_STAT_MAX_TERMS);
+		err = -EINVAL;
+	}
+	r = err ? NULL : calloc(1, sizeof(*r));
+	if (!r) {
+		errno = err ? -err : ENOMEM;
+		return NULL;
+	}
+	r->flags = OPTS_GET(opts, flags, 0);
+	r->max_rows = OPTS_GET(opts, max_cgroups, 0) ?: DEFAULT_MAX_CGROUPS;
 	r->nr_fields = nr_fields;
 	r->fields = calloc(nr_fields, sizeof(*r->fields));
 	err = r->fields ? alloc_buffers(r) : -ENOMEM;
 	if (!err)
-		err = choose_backend(r, fields, bad_field);
+		err = choose_backend(r, fields);
 	if (err) {
-		memcg_stat_reader_free(r);
-		return err;
+		memcg_stat_close(r);
+		errno = -err;
+		return NULL;
 	}
-	*out = r;
-	return 0;
+	return r;
 }
 
 /* A single cgroup is read by id (BPF_PROG_RUN), a subtree by a walk. */
 static int bpf_target_open(struct memcg_stat_reader *r,
 			   struct memcg_stat_target *tg)
 {
-	struct stat st;
-
-	if (tg->scope == MEMCG_STAT_SELF && !(r->flags & MEMCG_STAT_ITER_ALWAYS)) {
-		if (fstat(tg->dirfd, &st))
-			return -errno;
-		tg->cgroup_id = st.st_ino;	/* kernfs id == cgroup id */
-		return 0;
-	}
+	if (tg->scope == MEMCG_STAT_SELF && !(r->flags & MEMCG_STAT_ITER_ALWAYS))
+		return cgutil_cgroup_id_at(tg->dirfd, "", &tg->cgroup_id);
 	tg->link = bpf_attach(r, tg->dirfd, tg->scope);
 	return tg->link ? 0 : -errno;
 }
@@ -696,9 +787,13 @@ struct memcg_stat_target *memcg_stat_target_open(struct memcg_stat_reader *r,
 	for (int s = 0; s < NR_SOURCES; s++)
 		tg->fds[s] = -1;
 	tg->dirfd = open(cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (tg->dirfd < 0)
+	if (tg->dirfd < 0) {
 		err = -errno;
-	else if (r->backend == MEMCG_STAT_BACKEND_BPF)
+	} else if (!cgutil_is_cgroup2(cgroup_path)) {
+		say(MEMCG_STAT_WARN, "%s is not a cgroup2 directory: give one below "
+		    "the cgroup2 mount (grep cgroup2 /proc/self/mounts)", cgroup_path);
+		err = -EINVAL;
+	} else if (r->backend == MEMCG_STAT_BACKEND_BPF)
 		err = bpf_target_open(r, tg);
 	else if (scope == MEMCG_STAT_SELF)
 		err = text_open_sources(r, tg->dirfd, tg->fds);
@@ -760,12 +855,7 @@ const char *memcg_stat_backend_name(enum memcg_stat_backend backend)
 	return backend == MEMCG_STAT_BACKEND_BPF ? "bpf" : "text";
 }
 
-const char *memcg_stat_fallback_reason(const struct memcg_stat_reader *r)
-{
-	return r->fallback_reason;
-}
-
-void memcg_stat_reader_free(struct memcg_stat_reader *r)
+void memcg_stat_close(struct memcg_stat_reader *r)
 {
 	if (!r)
 		return;

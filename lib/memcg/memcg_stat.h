@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * memcg_stat: read selected memory.stat fields of one cgroup or of a
  * cgroup subtree.
@@ -16,11 +16,57 @@
  * plus "usage" (memory.current, bytes) and "events.NAME" (memory.events).
  * They are resolved at run time through the running kernel's BTF enums
  * (node_stat_item, memcg_stat_item, vm_event_item, memcg_memory_event).
+ *
+ * Conventions (libbpf's, as libcgcount's; lib/README.md): an opaque handle
+ * (memcg_stat_open() / memcg_stat_close()); functions return 0 (or a count)
+ * or a negative errno, constructors NULL with errno set; every failure is
+ * also described, with what to do, through the print callback
+ * (memcg_stat_set_print()); options in a struct whose first member is its
+ * size (MEMCG_STAT_OPTS): an older, smaller struct keeps working, fields
+ * this library does not know give -E2BIG.
  */
 #ifndef MEMCG_STAT_H
 #define MEMCG_STAT_H
 
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+/* The version of this header; the .so's soname carries the major one. */
+#define MEMCG_STAT_MAJOR_VERSION 0
+#define MEMCG_STAT_MINOR_VERSION 1
+#define MEMCG_STAT_PATCH_VERSION 0
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef MEMCG_STAT_API
+#define MEMCG_STAT_API __attribute__((visibility("default")))
+#endif
+
+/* The library's version at run time (the macros give the header's). */
+MEMCG_STAT_API uint32_t memcg_stat_major_version(void);
+MEMCG_STAT_API uint32_t memcg_stat_minor_version(void);
+MEMCG_STAT_API const char *memcg_stat_version_string(void);
+
+enum memcg_stat_print_level {
+	MEMCG_STAT_WARN,
+	MEMCG_STAT_INFO,
+	MEMCG_STAT_DEBUG,
+};
+
+typedef int (*memcg_stat_print_fn_t)(enum memcg_stat_print_level level,
+				     const char *fmt, va_list ap);
+
+/*
+ * Where the library's messages go (process-wide, like libbpf_set_print());
+ * NULL silences them.  Returns the previous function.  The default prints
+ * MEMCG_STAT_WARN and MEMCG_STAT_INFO to stderr.  The backend chosen, and
+ * why not bpf, is told at MEMCG_STAT_DEBUG.
+ */
+MEMCG_STAT_API memcg_stat_print_fn_t memcg_stat_set_print(memcg_stat_print_fn_t fn);
 
 enum memcg_stat_backend {
 	MEMCG_STAT_BACKEND_BPF,
@@ -38,16 +84,33 @@ enum memcg_stat_scope {
 #define MEMCG_STAT_NO_FLUSH	0x4	/* bpf: do not flush before reading */
 #define MEMCG_STAT_ITER_ALWAYS	0x8	/* bpf: read one cgroup by a walk too */
 
+/*
+ * Options.  Fields are only ever added at the end; declare with
+ * MEMCG_STAT_OPTS() so that sz is right and the unset fields are zero.
+ */
 struct memcg_stat_opts {
-	unsigned int flags;
+	size_t sz;			/* sizeof(struct memcg_stat_opts) */
+	unsigned int flags;		/* MEMCG_STAT_FORCE_TEXT, ... */
 	unsigned int max_cgroups;	/* rows per read; 0 = 4096 */
+	size_t :0;
 };
+#define memcg_stat_opts__last_field max_cgroups
+
+/* libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz */
+#define MEMCG_STAT_OPTS(TYPE, NAME, ...)					\
+	struct TYPE NAME = ({							\
+		memset(&NAME, 0, sizeof(struct TYPE));				\
+		(struct TYPE) {							\
+			.sz = sizeof(struct TYPE),				\
+			__VA_ARGS__						\
+		};								\
+	})
 
 /* A value the kernel does not provide (field absent, index untracked). */
 #define MEMCG_STAT_NA UINT64_MAX
 
 struct memcg_stat_row {
-	uint64_t cgroup_id;	/* cgroup2 inode number / kernfs id */
+	uint64_t cgroup_id;	/* cgroup v2 id (the directory's file handle) */
 	int has_memcg;		/* 0: memory controller not enabled there */
 	const uint64_t *values;	/* one per requested field */
 };
@@ -55,13 +118,17 @@ struct memcg_stat_row {
 struct memcg_stat_reader;
 
 /*
- * Create a reader for @nr_fields fields. Returns 0 or a negative errno:
- * -ENOENT if a field is not known to the running kernel (*bad_field, if
- * not NULL, then points to it), -EINVAL for bad arguments.
+ * Open a reader of @nr_fields fields; @opts may be NULL.  Returns NULL with
+ * errno set: ENOENT if a field is not known to the running kernel (the
+ * message names it), EINVAL for bad arguments, E2BIG for options this
+ * library does not know, EOPNOTSUPP for MEMCG_STAT_FORCE_BPF on a kernel
+ * without the kfuncs.
  */
-int memcg_stat_reader_new(const char *const *fields, int nr_fields,
-			  const struct memcg_stat_opts *opts,
-			  struct memcg_stat_reader **out, const char **bad_field);
+MEMCG_STAT_API struct memcg_stat_reader *
+memcg_stat_open(const char *const *fields, int nr_fields,
+		const struct memcg_stat_opts *opts);
+/* Close a reader (NULL is a no-op). */
+MEMCG_STAT_API void memcg_stat_close(struct memcg_stat_reader *r);
 
 /*
  * Read the fields for the cgroup at @cgroup_path (a cgroup2 directory)
@@ -69,7 +136,7 @@ int memcg_stat_reader_new(const char *const *fields, int nr_fields,
  * rows or a negative errno (-ENOENT: no such cgroup; -ENOSPC: more
  * cgroups than max_cgroups).
  */
-int memcg_stat_read(struct memcg_stat_reader *r, const char *cgroup_path,
+MEMCG_STAT_API int memcg_stat_read(struct memcg_stat_reader *r, const char *cgroup_path,
 		    enum memcg_stat_scope scope);
 
 /*
@@ -78,23 +145,23 @@ int memcg_stat_read(struct memcg_stat_reader *r, const char *cgroup_path,
  * memcg_stat_target_open() returns NULL with errno set on error.
  */
 struct memcg_stat_target;
-struct memcg_stat_target *memcg_stat_target_open(struct memcg_stat_reader *r,
-						 const char *cgroup_path,
-						 enum memcg_stat_scope scope);
-int memcg_stat_read_target(struct memcg_stat_reader *r,
-			   struct memcg_stat_target *tg);
-void memcg_stat_target_close(struct memcg_stat_target *tg);
+MEMCG_STAT_API struct memcg_stat_target *
+memcg_stat_target_open(struct memcg_stat_reader *r, const char *cgroup_path,
+		       enum memcg_stat_scope scope);
+MEMCG_STAT_API int memcg_stat_read_target(struct memcg_stat_reader *r,
+					  struct memcg_stat_target *tg);
+MEMCG_STAT_API void memcg_stat_target_close(struct memcg_stat_target *tg);
 
 /* Row @i of the last read (0 <= i < its return value). */
-const struct memcg_stat_row *memcg_stat_row(const struct memcg_stat_reader *r,
-					    int i);
+MEMCG_STAT_API const struct memcg_stat_row *
+memcg_stat_row(const struct memcg_stat_reader *r, int i);
 
-enum memcg_stat_backend memcg_stat_backend(const struct memcg_stat_reader *r);
-const char *memcg_stat_backend_name(enum memcg_stat_backend backend);
+MEMCG_STAT_API enum memcg_stat_backend
+memcg_stat_backend(const struct memcg_stat_reader *r);
+MEMCG_STAT_API const char *memcg_stat_backend_name(enum memcg_stat_backend backend);
 
-/* Why the bpf backend is not used (NULL if it is). */
-const char *memcg_stat_fallback_reason(const struct memcg_stat_reader *r);
-
-void memcg_stat_reader_free(struct memcg_stat_reader *r);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

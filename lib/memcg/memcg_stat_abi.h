@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * Layout shared by memcg_stat.bpf.c and the user-space reader: one record
  * per visited cgroup, written by the cgroup_iter program into an

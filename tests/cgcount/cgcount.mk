@@ -4,12 +4,14 @@
 CGC_TEST_OUT := $(BUILD)/tests/cgcount
 CGC_TEST_SRCS := tests/cgcount/cgcount_test.c tests/perf-cgroup/pcg_lib.c
 CGC_TEST_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
-	-isystem $(KHDR) -I$(KSELFTEST_INC) -Itests/perf-cgroup -Itests/lib -I$(CGC_DIR)
+	-isystem $(KHDR) -I$(KSELFTEST_INC) -Itests/perf-cgroup -Itests/lib -I$(CGC_DIR) \
+	$(CGUTIL_CFLAGS)
 CGC_TEST_DEPS := $(CGC_TEST_SRCS) $$(PCG_DEPS) $$(CGC_DIR)/cgcount.h
 
-$(CGC_TEST_OUT)/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_LIB_A)
+# pcg_lib.c calls cgutil, whose copy inside libcgcount.a is local: link it again
+$(CGC_TEST_OUT)/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_LIB_A) $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CGC_TEST_CFLAGS) $(CGC_TEST_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) -o $@
+	$(CC) $(CGC_TEST_CFLAGS) $(CGC_TEST_SRCS) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) -o $@
 
 $(BUILD)/cgcount/asan/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) \
 		$(LIBBPF_A)

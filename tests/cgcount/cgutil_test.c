@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +207,30 @@ TEST(cgroup_id_is_the_handle)
 	if (sizeof(st.st_ino) == 8)
 		EXPECT_EQ((uint64_t)st.st_ino, id);
 	EXPECT_EQ(-ENOENT, cgutil_cgroup_id("/sys/fs/cgroup/no/such/cgroup", &id));
+}
+
+/* by directory fd: the fd itself ("") and a name below it */
+TEST(cgroup_id_at_a_directory_fd)
+{
+	char root[256], parent[300], *base;
+	uint64_t id, at_id;
+	int fd;
+
+	ASSERT_EQ(0, cgutil_cgroup2_root(root, sizeof(root)));
+	ASSERT_EQ(0, cgutil_cgroup_id(root, &id));
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, cgutil_cgroup_id_at(fd, "", &at_id));
+	EXPECT_EQ(id, at_id);
+	close(fd);
+	snprintf(parent, sizeof(parent), "%s/..", root);
+	base = strrchr(root, '/');
+	fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, cgutil_cgroup_id_at(fd, base + 1, &at_id));
+	EXPECT_EQ(id, at_id);
+	EXPECT_EQ(-ENOENT, cgutil_cgroup_id_at(fd, "no-such-cgroup-here", &at_id));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

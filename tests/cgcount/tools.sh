@@ -9,6 +9,7 @@
 #  - both exit 0 (with the ASan build: no leaks, no errors).
 # CGC_BIN selects the binaries (default build/bin; the ASan run passes
 # build/cgcount/asan/bin).
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 BIN=${CGC_BIN:-build/bin}
 ROOT=/sys/fs/cgroup
@@ -25,6 +26,7 @@ not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
@@ -44,7 +46,7 @@ pids+=($!)
 sleep 0.5
 
 echo "TAP version 13"
-echo "1..$(( $(echo $BACKENDS | wc -w) * 2 + 5 ))"
+echo "1..$(( $(wc -w <<<"$BACKENDS") * 2 + 5 ))"
 
 # ---- cgtop ----
 for b in $BACKENDS; do
@@ -56,7 +58,8 @@ for b in $BACKENDS; do
 		skip "cgtop --backend $b exit status"
 		continue
 	fi
-	echo "$out" | sed 's/^/# /'
+	# shellcheck disable=SC2001 # a prefix on every line, not one substitution
+	sed 's/^/# /' <<<"$out"
 	# the last table's first row (after its two header lines), and its
 	# count against the second row's
 	first=$(echo "$out" | awk '/^cgtop:/ { row = -2; next } { row++ }

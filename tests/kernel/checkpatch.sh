@@ -6,6 +6,7 @@
 # files pass as plain files too. Each series is checked with the
 # checkpatch.pl of its own tree (build/linux-7.3 for kernel/mainline-7.3,
 # when it is unpacked; build/linux otherwise). Prints TAP.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit
 ROOT=$PWD

@@ -2,6 +2,7 @@
 # TAP helpers for the shell tests: source it, print the plan, call check.
 #   check "what it shows" COMMAND...   ok when COMMAND succeeds
 # $n counts the results, $fail is 1 once one failed (the test's exit status).
+# No set -e or pipefail here: a sourced file keeps the options of its caller.
 n=0
 # shellcheck disable=SC2034 # read by the sourcing test
 fail=0

@@ -12,19 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgfile.h"
 #include "mcg_util.h"
-
-int mcg_write(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
 
 int mcg_create(const char *path, int enable_memory_for_children)
 {
@@ -35,35 +24,12 @@ int mcg_create(const char *path, int enable_memory_for_children)
 	if (!enable_memory_for_children)
 		return 0;
 	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", path);
-	return mcg_write(ctl, "+memory");
+	return cgfile_write(ctl, "+memory");
 }
 
 int mcg_destroy(const char *path)
 {
-	char sub[512];
-	struct dirent *de;
-	DIR *dir;
-	int i;
-
-	dir = opendir(path);
-	if (!dir)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(dir))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name);
-		mcg_destroy(sub);
-	}
-	closedir(dir);
-	snprintf(sub, sizeof(sub), "%s/cgroup.kill", path);
-	mcg_write(sub, "1");
-	/* rmdir fails with EBUSY until the killed tasks are gone */
-	for (i = 0; i < 500; i++) {
-		if (!rmdir(path) || errno == ENOENT)
-			return 0;
-		usleep(10000);
-	}
-	return -errno;
+	return cgfile_destroy_tree(path);
 }
 
 static int charge(const struct mcg_work *w)
@@ -114,7 +80,7 @@ static void task_main(const char *cg, const struct mcg_work *w, int ready,
 	char procs[512], c = 0;
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	if (mcg_write(procs, "0") || charge(w))
+	if (cgfile_write(procs, "0") || charge(w))
 		_exit(1);
 	if (write(ready, &c, 1) != 1)
 		_exit(1);
@@ -166,19 +132,9 @@ int mcg_task_stop(struct mcg_task *t)
 static int slurp(const char *cg, const char *file, char *buf, size_t len)
 {
 	char path[512];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
+	return cgfile_read(path, buf, len) < 0 ? -1 : 0;
 }
 
 int64_t mcg_stat(const char *cg, const char *name)

@@ -24,7 +24,6 @@ struct mcg_task {
 	int go_fd;		/* closing it lets the task exit */
 };
 
-int mcg_write(const char *path, const char *text);
 int mcg_create(const char *path, int enable_memory_for_children);
 /* Kill remaining tasks (cgroup.kill) and remove @path and its children. */
 int mcg_destroy(const char *path);

@@ -8,9 +8,13 @@
  *
  * On a kernel without the kfuncs (Debian's below 7.0) the same tests run on
  * the reader's automatic choice, which must be the text backend, saying why.
+ * The library's conventions: options of older (smaller) sizes, errors as
+ * NULL + errno with the reason through the print callback.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,12 +61,26 @@ static unsigned int tested_flags(void)
 static struct memcg_stat_reader *new_reader(const char *const *fields, int n,
 					    unsigned int flags)
 {
-	struct memcg_stat_opts opts = { .flags = flags, .max_cgroups = 256 };
-	struct memcg_stat_reader *r = NULL;
+	MEMCG_STAT_OPTS(memcg_stat_opts, opts, .flags = flags, .max_cgroups = 256);
 
-	if (memcg_stat_reader_new(fields, n, &opts, &r, NULL))
-		return NULL;
-	return r;
+	return memcg_stat_open(fields, n, &opts);
+}
+
+/* The library's messages since the last capture_messages() */
+static char messages[4096];
+
+static int capture(enum memcg_stat_print_level level, const char *fmt, va_list ap)
+{
+	size_t len = strlen(messages);
+
+	(void)level;
+	return vsnprintf(messages + len, sizeof(messages) - len, fmt, ap);
+}
+
+static void capture_messages(void)
+{
+	messages[0] = '\0';
+	memcg_stat_set_print(capture);
 }
 
 /* Both reads see the same flushed state if two bpf reads around the text
@@ -141,14 +159,16 @@ FIXTURE_SETUP(memcg)
 	ASSERT_EQ(0, mcg_create(self->cg, 1));
 	snprintf(self->dir, sizeof(self->dir), "/tmp/memcg-stat-test-%d", getpid());
 	ASSERT_EQ(0, mkdir(self->dir, 0700));
+	capture_messages();
 	self->bpf = new_reader(acc_fields, NR_ACC_FIELDS, tested_flags());
 	ASSERT_NE(NULL, self->bpf);
 	if (kernel_has_kfuncs()) {
 		ASSERT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(self->bpf));
+		ASSERT_NE(NULL, strstr(messages, "libmemcgstat: backend bpf\n"));
 	} else {
 		ASSERT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->bpf));
-		ASSERT_STREQ("kernel has no bpf_mem_cgroup_* kfuncs",
-			     memcg_stat_fallback_reason(self->bpf));
+		ASSERT_NE(NULL, strstr(messages, "libmemcgstat: backend text "
+				       "(kernel has no bpf_mem_cgroup_* kfuncs)\n"));
 		TH_LOG("no kfuncs in this kernel: testing the text fallback");
 	}
 	self->text = new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_TEXT);
@@ -160,8 +180,8 @@ FIXTURE_TEARDOWN(memcg)
 {
 	char cmd[300];
 
-	memcg_stat_reader_free(self->bpf);
-	memcg_stat_reader_free(self->text);
+	memcg_stat_close(self->bpf);
+	memcg_stat_close(self->text);
 	if (self->cg[0])
 		mcg_destroy(self->cg);
 	if (self->dir[0]) {
@@ -193,7 +213,7 @@ TEST_F_TIMEOUT(memcg, bpf_equals_memory_stat, 120)
 			  tested_flags() | MEMCG_STAT_ITER_ALWAYS);
 	ASSERT_NE(NULL, iter);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, iter, cg));
-	memcg_stat_reader_free(iter);
+	memcg_stat_close(iter);
 	ASSERT_EQ(1, memcg_stat_read(self->bpf, cg, MEMCG_STAT_SELF));
 	row = memcg_stat_row(self->bpf, 0);
 	EXPECT_TRUE(row->has_memcg);
@@ -233,7 +253,7 @@ TEST_F(memcg, usage_equals_memory_current)
 	EXPECT_EQ(cur, (int64_t)v);
 	EXPECT_GE(v, 2048ULL << 10);
 	EXPECT_EQ(0, mcg_task_stop(&t));
-	memcg_stat_reader_free(r);
+	memcg_stat_close(r);
 }
 
 /* A parent with no tasks of its own is the sum of its children plus its
@@ -344,7 +364,7 @@ TEST_F_TIMEOUT(memcg, no_drift_after_100_children, 600)
 	EXPECT_GT(field(row, "slab"), 0);
 	EXPECT_LE(field(row, "shmem"), (uint64_t)MAX_VMSTAT_ERROR);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
-	memcg_stat_reader_free(u);
+	memcg_stat_close(u);
 }
 
 TEST(nonexistent_cgroup)
@@ -358,7 +378,11 @@ TEST(nonexistent_cgroup)
 		ASSERT_NE(NULL, r);
 		EXPECT_EQ(-ENOENT, memcg_stat_read(r, MCG_ROOT "/no/such/cgroup",
 						   MEMCG_STAT_SELF));
-		memcg_stat_reader_free(r);
+		/* a directory of another file system is refused, and named */
+		capture_messages();
+		EXPECT_EQ(-EINVAL, memcg_stat_read(r, "/tmp", MEMCG_STAT_SUBTREE));
+		EXPECT_NE(NULL, strstr(messages, "/tmp is not a cgroup2 directory"));
+		memcg_stat_close(r);
 	}
 }
 
@@ -384,7 +408,7 @@ TEST(cgroup_without_memory_controller)
 		ASSERT_EQ(1, memcg_stat_read(r, c, MEMCG_STAT_SELF));
 		EXPECT_FALSE(memcg_stat_row(r, 0)->has_memcg);
 		EXPECT_EQ(MEMCG_STAT_NA, memcg_stat_row(r, 0)->values[0]);
-		memcg_stat_reader_free(r);
+		memcg_stat_close(r);
 	}
 	mcg_destroy(p);
 }
@@ -397,23 +421,89 @@ TEST(unknown_stat_name)
 {
 	static const char *const bad[] = { "anon", "no_such_stat" };
 	static const char *const numa[] = { "pgpromote_success" };
-	struct memcg_stat_reader *r = NULL;
-	const char *which = NULL;
+	struct memcg_stat_reader *r;
 
-	EXPECT_EQ(-ENOENT, memcg_stat_reader_new(bad, 2, NULL, &r, &which));
+	capture_messages();
+	r = memcg_stat_open(bad, 2, NULL);
 	EXPECT_EQ(NULL, r);
-	ASSERT_NE(NULL, which);
-	EXPECT_STREQ("no_such_stat", which);
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_NE(NULL, strstr(messages, "libmemcgstat: no_such_stat: stat not known "
+			       "to the running kernel"));
 
 	/* the independent truth: the root's memory.stat */
 	ASSERT_NE(-1, mcg_stat(MCG_ROOT, "anon"));
+	capture_messages();
+	r = memcg_stat_open(numa, 1, NULL);
 	if (mcg_stat(MCG_ROOT, "pgpromote_success") == -1) {
-		EXPECT_EQ(-ENOENT, memcg_stat_reader_new(numa, 1, NULL, &r, &which));
-		EXPECT_STREQ("pgpromote_success", which);
+		EXPECT_EQ(NULL, r);
+		EXPECT_EQ(ENOENT, errno);
+		EXPECT_NE(NULL, strstr(messages, "pgpromote_success: stat not known"));
 	} else {
-		EXPECT_EQ(0, memcg_stat_reader_new(numa, 1, NULL, &r, &which));
-		memcg_stat_reader_free(r);
+		EXPECT_NE(NULL, r);
 	}
+	memcg_stat_close(r);
+}
+
+/*
+ * libbpf's OPTS: a program built against an older, smaller struct (here:
+ * up to flags, no max_cgroups) works and gets the default for the rest;
+ * non-zero bytes past the fields the library knows are refused with E2BIG,
+ * zero ones accepted; an sz too small to be a size is EINVAL. No field, or
+ * NULL fields, is EINVAL too. Each refusal is explained.
+ */
+TEST(opts_of_other_sizes)
+{
+	static const char *const f[] = { "anon" };
+	struct {
+		struct memcg_stat_opts o;
+		char newer[16];
+	} big;
+	struct memcg_stat_opts old = {
+		.sz = offsetof(struct memcg_stat_opts, flags) + sizeof(unsigned int),
+		.flags = MEMCG_STAT_FORCE_TEXT,
+		.max_cgroups = 1,	/* past sz: must be ignored */
+	};
+	struct memcg_stat_reader *r;
+
+	r = memcg_stat_open(f, 1, &old);
+	ASSERT_NE(NULL, r);
+	EXPECT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(r));
+	/* a subtree of two: max_cgroups 1 would have refused it (ENOSPC) */
+	EXPECT_LE(1, memcg_stat_read(r, MCG_ROOT, MEMCG_STAT_SUBTREE));
+	memcg_stat_close(r);
+
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.flags = MEMCG_STAT_FORCE_TEXT;
+	r = memcg_stat_open(f, 1, &big.o);
+	EXPECT_NE(NULL, r);
+	memcg_stat_close(r);
+
+	capture_messages();
+	big.newer[3] = 1;
+	EXPECT_EQ(NULL, memcg_stat_open(f, 1, &big.o));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_NE(NULL, strstr(messages, "does not know"));
+
+	big.o.sz = 2;
+	EXPECT_EQ(NULL, memcg_stat_open(f, 1, &big.o));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, memcg_stat_open(f, 0, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(NULL, memcg_stat_open(NULL, 1, NULL));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(messages, "fields asked for"));
+}
+
+TEST(version_matches_header)
+{
+	char want[32];
+
+	EXPECT_EQ(MEMCG_STAT_MAJOR_VERSION, memcg_stat_major_version());
+	EXPECT_EQ(MEMCG_STAT_MINOR_VERSION, memcg_stat_minor_version());
+	snprintf(want, sizeof(want), "v%d.%d.%d", MEMCG_STAT_MAJOR_VERSION,
+		 MEMCG_STAT_MINOR_VERSION, MEMCG_STAT_PATCH_VERSION);
+	EXPECT_STREQ(want, memcg_stat_version_string());
 }
 
 TEST_HARNESS_MAIN

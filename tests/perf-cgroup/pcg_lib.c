@@ -17,68 +17,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cgfile.h"
+#include "cgutil.h"
 #include "exited_tasks.h"
 #include "pcg_lib.h"
 
-/* ---- small file helpers ---- */
-
-static int write_file(const char *path, const char *s)
-{
-	ssize_t len = strlen(s), n;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, s, len);
-	if (n != len) {
-		int err = n < 0 ? -errno : -EIO;
-
-		close(fd);
-		return err;
-	}
-	close(fd);
-	return 0;
-}
-
-static ssize_t read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
-
 /* ---- cgroups ---- */
 
+/* $CGROUP2_ROOT, else cgroup2's mount point (lib/cgutil: getmntent, escapes undone) */
 const char *pcg_cgroup_root(void)
 {
 	static char root[PCG_PATH_MAX];
-	char dev[64], dir[PCG_PATH_MAX], type[64];
 	const char *env = getenv("CGROUP2_ROOT");
-	FILE *f;
 
 	if (env)
 		return env;
-	if (root[0])
-		return root;
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return NULL;
-	while (fscanf(f, "%63s %511s %63s %*[^\n]\n", dev, dir, type) == 3) {
-		if (!strcmp(type, "cgroup2")) {
-			snprintf(root, sizeof(root), "%s", dir);
-			break;
-		}
-	}
-	fclose(f);
+	if (!root[0] && cgutil_cgroup2_root(root, sizeof(root)))
+		root[0] = '\0';
 	return root[0] ? root : NULL;
 }
 
@@ -106,48 +61,12 @@ int pcg_cg_create_test_root(char *out, const char *tag)
 
 int pcg_cg_remove(const char *path)
 {
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (!rmdir(path) || errno == ENOENT)
-			return 0;
-		if (errno != EBUSY)
-			return -errno;
-		usleep(10000);
-	}
-	return -EBUSY;
-}
-
-static int remove_subtree(const char *path)
-{
-	char child[PCG_PATH_MAX];
-	struct dirent *de;
-	DIR *d = opendir(path);
-	int ret = 0;
-
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
-	while ((de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(child, sizeof(child), "%s/%s", path, de->d_name);
-		ret = remove_subtree(child);
-		if (ret)
-			break;
-	}
-	closedir(d);
-	return ret ? ret : pcg_cg_remove(path);
+	return cgfile_rmdir(path);
 }
 
 int pcg_cg_destroy_tree(const char *path)
 {
-	char kill_path[PCG_PATH_MAX];
-
-	if (!path || !path[0])
-		return 0;
-	snprintf(kill_path, sizeof(kill_path), "%s/cgroup.kill", path);
-	write_file(kill_path, "1");	/* ENOENT when already gone */
-	return remove_subtree(path);
+	return cgfile_destroy_tree(path);
 }
 
 int pcg_cg_move(const char *path, pid_t pid)
@@ -156,24 +75,15 @@ int pcg_cg_move(const char *path, pid_t pid)
 
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", path);
 	snprintf(s, sizeof(s), "%d", pid);
-	return write_file(procs, s);
+	return cgfile_write(procs, s);
 }
 
+/* The cgroup id (lib/cgutil: the directory's file handle), 0 on error */
 uint64_t pcg_cg_id(const char *path)
 {
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
 	uint64_t id;
-	int mount_id;
 
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
-		return 0;
-	if (h.fh.handle_bytes != sizeof(uint64_t))
-		return 0;
-	memcpy(&id, h.fh.f_handle, sizeof(id));
-	return id;
+	return cgutil_cgroup_id(path, &id) ? 0 : id;
 }
 
 int64_t pcg_cg_usage_usec(const char *path)
@@ -182,7 +92,7 @@ int64_t pcg_cg_usage_usec(const char *path)
 	ssize_t n;
 
 	snprintf(file, sizeof(file), "%s/cpu.stat", path);
-	n = read_file(file, buf, sizeof(buf));
+	n = cgfile_read(file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	p = strstr(buf, "usage_usec ");
@@ -198,7 +108,7 @@ int pcg_cg_nr_procs(const char *path)
 	int lines = 0;
 
 	snprintf(file, sizeof(file), "%s/cgroup.procs", path);
-	n = read_file(file, buf, sizeof(buf));
+	n = cgfile_read(file, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++)
@@ -246,16 +156,21 @@ static void events_reset(struct pcg_events *ev)
 		ev->fd[i] = -1;
 }
 
-int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
-			uint64_t read_format, int disabled)
+/*
+ * One event per cpu 0..@nr-1 into @ev: @pid is -1 or, with
+ * PERF_FLAG_PID_CGROUP in @flags, a cgroup fd; @leader (or NULL) gives each
+ * cpu's group leader. On failure nothing stays open.
+ */
+static int open_per_cpu(struct pcg_events *ev, struct perf_event_attr *attr,
+			int pid, int nr, const struct pcg_events *leader,
+			unsigned long flags)
 {
-	struct perf_event_attr attr;
-	int cpu, n = pcg_nr_cpus();
+	int cpu;
 
 	events_reset(ev);
-	pcg_attr_init(&attr, config, read_format, disabled);
-	for (cpu = 0; cpu < n; cpu++) {
-		int fd = pcg_perf_open(&attr, -1, cpu, -1, 0);
+	for (cpu = 0; cpu < nr; cpu++) {
+		int fd = pcg_perf_open(attr, pid, cpu, leader ? leader->fd[cpu] : -1,
+				       flags);
 
 		if (fd < 0) {
 			pcg_close_events(ev);
@@ -267,31 +182,29 @@ int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
 	return 0;
 }
 
+int pcg_open_cpu_events(struct pcg_events *ev, uint64_t config,
+			uint64_t read_format, int disabled)
+{
+	struct perf_event_attr attr;
+
+	pcg_attr_init(&attr, config, read_format, disabled);
+	return open_per_cpu(ev, &attr, -1, pcg_nr_cpus(), NULL, 0);
+}
+
 int pcg_open_cgroup_events(struct pcg_events *ev, const char *cg,
 			   uint64_t config, uint64_t read_format)
 {
 	struct perf_event_attr attr;
-	int cpu, n = pcg_nr_cpus(), cgfd;
+	int cgfd, ret;
 
 	events_reset(ev);
 	cgfd = open(cg, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cgfd < 0)
 		return -errno;
 	pcg_attr_init(&attr, config, read_format, 0);
-	for (cpu = 0; cpu < n; cpu++) {
-		int fd = pcg_perf_open(&attr, cgfd, cpu, -1,
-				       PERF_FLAG_PID_CGROUP);
-
-		if (fd < 0) {
-			close(cgfd);
-			pcg_close_events(ev);
-			return fd;
-		}
-		ev->fd[cpu] = fd;
-		ev->nr = cpu + 1;
-	}
+	ret = open_per_cpu(ev, &attr, cgfd, pcg_nr_cpus(), NULL, PERF_FLAG_PID_CGROUP);
 	close(cgfd);
-	return 0;
+	return ret;
 }
 
 int pcg_open_sibling_events(struct pcg_events *ev,
@@ -299,21 +212,9 @@ int pcg_open_sibling_events(struct pcg_events *ev,
 			    uint64_t read_format)
 {
 	struct perf_event_attr attr;
-	int cpu;
 
-	events_reset(ev);
 	pcg_attr_init(&attr, config, read_format, 0);
-	for (cpu = 0; cpu < leader->nr; cpu++) {
-		int fd = pcg_perf_open(&attr, -1, cpu, leader->fd[cpu], 0);
-
-		if (fd < 0) {
-			pcg_close_events(ev);
-			return fd;
-		}
-		ev->fd[cpu] = fd;
-		ev->nr = cpu + 1;
-	}
-	return 0;
+	return open_per_cpu(ev, &attr, -1, leader->nr, leader, 0);
 }
 
 void pcg_close_events(struct pcg_events *ev)

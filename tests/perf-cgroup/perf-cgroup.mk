@@ -3,7 +3,8 @@
 #
 #   $(BUILD)/bin/perf_cgroup_*       kselftest-harness programs (KTAP), one
 #                                    per tests/perf-cgroup/<name>.c, linked
-#                                    with the helper library pcg_lib.c
+#                                    with the helper library pcg_lib.c and
+#                                    lib/cgutil (cgroup2 mount, cgroup ids)
 #   $(BUILD)/perf-selftests/*        tools/testing/selftests/perf_events,
 #                                    built out of tree against $(KHDR)
 # Listed in tests/vm-tests.d/20-perf-selftests.list and 30-perf-cgroup.list.
@@ -11,7 +12,7 @@
 PCG_DIR   := tests/perf-cgroup
 PCG_NAMES := classic attach lifecycle errors stress scale hotplug
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
-PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h
+PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h tests/lib/cgfile.h
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
 # The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
 # -Wno-sign-compare (as -Wno-unused-parameter) is for its macros, and so is
@@ -19,15 +20,15 @@ PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tes
 PCG_CFLAGS := $(CFLAGS_USER) -Itests/lib -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-clobbered \
 	-isystem $(KHDR) \
-	-I$(KSELFTEST_INC) -I$(PCG_DIR)
+	-I$(KSELFTEST_INC) -I$(PCG_DIR) $(CGUTIL_CFLAGS)
 
 PERF_SELFTEST_DIR  := $(BUILD)/perf-selftests
 PERF_SELFTEST_BINS := $(addprefix $(PERF_SELFTEST_DIR)/,\
 	sigtrap_threads remove_on_exec watermark_signal mmap)
 
-$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS)
+$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS) $(CGUTIL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_DIR)/pcg_lib.c -lpthread
+	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_DIR)/pcg_lib.c $(CGUTIL_LIB) $(CGUTIL_LDLIBS) -lpthread
 
 .PHONY: perf-cgroup-tests
 perf-cgroup-tests: $(PCG_BINS) $(PERF_SELFTEST_BINS)

@@ -14,6 +14,7 @@
 #    cpu.stat + 5 %) with fewer than 100 fds open; the events backend needs E x G x C fds and says that the
 #    fd limit was reached.
 # PERF_BACKEND_CHOICE_CGROUPS sets the number of cgroups (default 1000).
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 NR=${PERF_BACKEND_CHOICE_CGROUPS:-1000}
 CG=${CGROOT:-/sys/fs/cgroup}
@@ -26,6 +27,7 @@ source "$(dirname "$0")/../lib/tap.sh"
 : "${fail:=0}"	# set by tap.sh
 note() { sed 's/^/# /' "$@"; }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null

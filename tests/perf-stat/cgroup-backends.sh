@@ -6,6 +6,7 @@
 # events backend and the rstat backend (no kernel patch needed) are
 # required on every kernel (CGROUP_BACKENDS_REQUIRED adds more).
 #   tests/perf-stat/cgroup-backends.sh
+# No set -e: perf's exit status and output are the verdict, read below.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 required="events rstat ${CGROUP_BACKENDS_REQUIRED:-}"

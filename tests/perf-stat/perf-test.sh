@@ -6,6 +6,7 @@
 # perf was built from (build/perf-src, see perf/perf.mk). PERF_TEST_VERBOSE=-vv
 # shows a passing test's own output too (-v shows only a failing one's).
 #   tests/perf-stat/perf-test.sh "perf stat tests"
+# No set -e: perf test's output is the verdict, read below.
 set -u
 name=$1
 cd "$(dirname "$0")/../../build/perf-src/tools/perf" || { echo "no build/perf-src: make perf"; exit 1; }

@@ -3,6 +3,8 @@
 # without kmemleak (the default `make check` kernel) skip it.
 # kmemleak reports an object once it has been unreferenced for 5 seconds
 # across a scan, so scan, wait, scan again.
+# No set -e or pipefail: the report is cut short by head, and read whole.
+set -u
 KMEMLEAK=/sys/kernel/debug/kmemleak
 echo "TAP version 13"
 if [ ! -e $KMEMLEAK ]; then

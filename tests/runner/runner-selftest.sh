@@ -6,6 +6,7 @@
 # reported each under its own name, and every case of every program must be
 # counted. Prints TAP.
 #   tests/runner/runner-selftest.sh [--kernel IMAGE]
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 KERNEL=build/bzImage

@@ -2,6 +2,8 @@
 # Host test (TAP): the sanitizer builds catch what tests/sanitize/tools.sh
 # relies on them to catch: a leaked fd (exit 98), leaked memory (exit 23),
 # and pass a clean program.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
+set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=build/sanitize/bin
 export ASAN_OPTIONS=detect_leaks=1:exitcode=23

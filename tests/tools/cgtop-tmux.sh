@@ -8,6 +8,7 @@
 #  - '>' sorts by context-switches, the largest first; 'p' by path;
 #  - a long path is cut from the left, keeping its end;
 #  - 'q' quits with exit status 0 and restores the terminal.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 BIN=${TOOLS_BIN:-build/bin}
 CG=${CGROOT:-/sys/fs/cgroup}
@@ -21,6 +22,7 @@ pids=()
 source "$(dirname "$0")/../lib/tap.sh"
 : "${fail:=0}"	# set by tap.sh
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	"${TMUX_CMD[@]}" kill-server 2>/dev/null
 	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done

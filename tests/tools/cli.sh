@@ -4,8 +4,12 @@
 #  - --help prints the usage on stdout, nothing on stderr, exit status 0;
 #  - --version prints "TOOL (linux-multicgroup) VERSION", exit status 0;
 #  - an unknown option and a bad value print on stderr only, exit status 2;
+#    so do an unknown event and a bad regex (cgtop, cgroup-exporter: what
+#    libcgcount refuses of the command line is a usage error too);
+#  - --help has no unexpanded printf conversion (%s);
 #  - `man -l` renders the man page without a warning, and every option the
 #    usage names (-x, --long) appears in it.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}
@@ -37,7 +41,15 @@ options_of() {
 }
 
 echo "TAP version 13"
-echo "1..$(( $(wc -w <<<"$TOOLS") * 5 ))"
+# the command-line input libcgcount refuses: TOOL|what|arguments
+LIB_USAGE=(
+	"cgtop|an unknown event|-b -n 1 -d 0.1 -e no-such-event"
+	"cgtop|a malformed PMU event|-b -n 1 -d 0.1 -e software/config=/"
+	"cgtop|a bad regex|-b -n 1 -d 0.1 -e cpu-clock -r ("
+	"cgroup-exporter|an unknown event|--textfile=- -e no-such-event"
+	"cgroup-exporter|a bad regex|--textfile=- --textfile.interval=0.1 -e cpu-clock -r ("
+)
+echo "1..$(( $(wc -w <<<"$TOOLS") * 5 + ${#LIB_USAGE[@]} ))"
 for t in $TOOLS; do
 	if [ ! -x "$BIN/$t" ]; then
 		for _ in 1 2 3 4 5; do not_ok "$t: $BIN/$t not built"; done
@@ -46,7 +58,8 @@ for t in $TOOLS; do
 	run "$t" --help
 	cp "$tmp/out" "$tmp/help"
 	check "$t --help: usage on stdout, exit 0" \
-		[ $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" -ge 1 ]
+		[ $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" -ge 1 \
+		  -a "$(grep -c '%[sdu]' "$tmp/out")" = 0 ]
 	run "$t" --version
 	check "$t --version: '$(cat "$tmp/out")', exit 0" \
 		[ $rc -eq 0 -a "$(grep -cE "^$t \(linux-multicgroup\) [0-9]+\.[0-9]+" "$tmp/out")" = 1 ]
@@ -69,5 +82,12 @@ for t in $TOOLS; do
 	done
 	check "$t.1 renders without warnings ($(head -1 "$tmp/manerr")) and names every option of --help${missing:+; missing:$missing}" \
 		[ -s "$tmp/man" -a ! -s "$tmp/manerr" -a -z "$missing" ]
+done
+for c in "${LIB_USAGE[@]}"; do
+	IFS='|' read -r t what args <<<"$c"
+	# shellcheck disable=SC2086 # the arguments are split on purpose
+	run "$t" $args
+	check "$t: $what ($args): $(head -c 100 "$tmp/err"), exit 2" \
+		[ $rc -eq 2 -a -s "$tmp/err" ]
 done
 exit $fail

@@ -4,9 +4,11 @@
 #  - --textfile: one file, written atomically, that promtool check metrics
 #    passes without a finding, with the event, seconds and ratio families;
 #  - --web.listen-address=:PORT answers over IPv6 and IPv4 loopback;
+#    each scrape reports its own duration (a gauge, in seconds);
 #    [::1]:PORT over IPv6 only; / links to the metrics, other paths 404;
 #  - usage errors in the address exit 2.
 # Skipped (exit 4) when the exporter cannot count here.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}
@@ -18,6 +20,7 @@ pid=
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
 : "${fail:=0}"	# set by tap.sh
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	rm -rf "$tmp"
@@ -61,7 +64,7 @@ if ! "$EXP" --backend events -e cpu-clock -r '^/$' --textfile="$tmp/cg.prom" \
 	exit 4
 fi
 echo "TAP version 13"
-echo "1..8"
+echo "1..9"
 promtool check metrics <"$tmp/cg.prom" >"$tmp/lint" 2>&1
 lint=$?
 sed 's/^/# /' "$tmp/cg.prom" "$tmp/lint"
@@ -72,12 +75,16 @@ check "--textfile: the seconds and ratio series of / ($families), no temporary f
 	[ "$families" = 2 -a -z "$(find "$tmp" -name 'cg.prom.*')" ]
 
 if [ ! -e /proc/net/if_inet6 ]; then
-	for _ in 1 2 3 4 5; do ok "# SKIP no IPv6 on this host"; done
+	for _ in 1 2 3 4 5 6; do ok "# SKIP no IPv6 on this host"; done
 else
 	serve ":$PORT"
 	v6=$(get "http://[::1]:$PORT/metrics")
 	v4=$(get "http://127.0.0.1:$PORT/metrics")
 	check ":$PORT answers on [::1] ($v6) and 127.0.0.1 ($v4)" [ "$v6" = 200 -a "$v4" = 200 ]
+	took=$(awk '$1 == "perf_cgroup_exporter_scrape_duration_seconds" { print $2 }' "$tmp/body")
+	gauges=$(grep -c '^# TYPE perf_cgroup_exporter_scrape_duration_seconds gauge$' "$tmp/body")
+	check "a scrape reports its duration: ${took:-none} s, a gauge ($gauges), under 5 s" \
+		awk -v t="${took:--1}" -v g="$gauges" 'BEGIN { exit !(g == 1 && t >= 0 && t < 5) }'
 	root=$(get "http://127.0.0.1:$PORT/")
 	check "/ answers $root and links to /metrics" [ "$root" = 200 -a "$(grep -c 'href="/metrics"' "$tmp/body")" = 1 ]
 	other=$(get "http://127.0.0.1:$PORT/nope")
