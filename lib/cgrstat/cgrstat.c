@@ -67,6 +67,7 @@ struct cgrstat {
 	char event_names[CGRSTAT_MAX_EVENTS][NAME_LEN];
 	struct bpf_link *migrate_link;
 	struct bpf_link *release_link;
+	struct bpf_link *mkdir_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
 	bool own_fds;			/* perf_fds are ours to close */
 	uint32_t max_records;
@@ -511,8 +512,50 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	return 0;
 }
 
+static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *path,
+		     uint64_t id, enum bpf_cgroup_iter_order order, struct bpf_link **out);
+
+/*
+ * Entries for every cgroup: cgrstat_mkdir gives each new cgroup its
+ * entries when it is created, then one walk gives them to the cgroups
+ * present (in that order: none is missed).  The collector never creates
+ * one.
+ */
+static int track_cgroups(struct cgrstat *s)
+{
+	struct bpf_link *walk;
+	char sink[64];
+	int fd, ret;
+	ssize_t n;
+
+	s->mkdir_link = bpf_program__attach(s->skel->progs.cgrstat_mkdir);
+	if (!s->mkdir_link)
+		return S_ERR(s, errno, "cannot attach to the cgroup_mkdir tracepoint: %s",
+			     strerror(errno));
+	ret = make_iter(s, s->skel->progs.cgrstat_adopt, "", 0,
+			BPF_CGROUP_ITER_DESCENDANTS_PRE, &walk);
+	if (ret)
+		return ret;
+	fd = bpf_iter_create(bpf_link__fd(walk));
+	if (fd < 0) {
+		ret = S_ERR(s, errno, "bpf_iter_create: %s", strerror(errno));
+	} else {
+		while ((n = read(fd, sink, sizeof(sink))) > 0 || (n < 0 && errno == EINTR))
+			;
+		if (n < 0)
+			ret = S_ERR(s, errno, "walking the cgroups: %s", strerror(errno));
+		close(fd);
+	}
+	bpf_link__destroy(walk);
+	return ret;
+}
+
 static int attach_bpf(struct cgrstat *s)
 {
+	int ret = track_cgroups(s);
+
+	if (ret)
+		return ret;
 	s->flush_link = bpf_program__attach(s->skel->progs.cgrstat_flush);
 	if (!s->flush_link)
 		return S_ERR(s, errno, "cannot attach to the rstat hook: %s", strerror(errno));
@@ -588,6 +631,7 @@ void cgrstat_close(struct cgrstat *s)
 	bpf_link__destroy(s->switch_link);
 	bpf_link__destroy(s->migrate_link);
 	bpf_link__destroy(s->release_link);
+	bpf_link__destroy(s->mkdir_link);
 	bpf_link__destroy(s->flush_link);
 	if (s->perf_fds && s->own_fds)
 		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
@@ -921,6 +965,7 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 	st->forgotten = s->skel->bss->nr_gc;
 	st->dead_lost = s->skel->bss->nr_dead_lost;
 	st->reflushes = s->skel->bss->nr_reflush;
+	st->untracked = s->skel->bss->nr_untracked;
 	overflow_stats(s, st);
 	st->slots_full = st->unattributed_charges + st->lost_flushes;
 	prog_run_stats(s->skel->progs.cgrstat_switch, &st->collector_runs, &st->collector_ns);
@@ -940,9 +985,10 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
 				s->events[i].name, (unsigned long long)st.unattributed[i]);
-	return S_ERR(s, ENOSPC, "cgroup maps full: %llu charges found no cgroup slot and %llu "
-		     "flushes no total, %llu released cgroups were not tracked; counts "
-		     "not attributed to any cgroup: %s (raise cgrstat_opts.max_cgroups)",
+	return S_ERR(s, ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
+		     "found no cgroup slot and %llu flushes no total, %llu released cgroups "
+		     "were not tracked; counts not attributed to any cgroup: %s (raise "
+		     "cgrstat_opts.max_cgroups)", (unsigned long long)st.untracked,
 		     (unsigned long long)st.unattributed_charges,
 		     (unsigned long long)st.lost_flushes, (unsigned long long)st.dead_lost, vals);
 }

@@ -128,6 +128,7 @@ struct cgrstat_stats {
 	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */
 	uint64_t collector_runs, collector_ns;
 	uint64_t flusher_runs, flusher_ns;
+	uint64_t untracked;	/* cgroups that found no room at creation */
 };
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
 /* 0, or -ENOSPC when counts went to the overflow entry; cgrstat_errmsg()

@@ -43,6 +43,9 @@ char LICENSE[] SEC("license") = "GPL";
 #define CGRSTAT_MAX_CPUS 1024
 #define CGRSTAT_MAX_LEVELS 32
 #define CGRSTAT_NAME_LEN 32
+#ifndef EEXIST
+#define EEXIST 17
+#endif
 
 struct cgrstat_value {
 	__u64 counter;
@@ -233,6 +236,7 @@ __u64 nr_flush_calls;
 __u64 nr_gc;
 __u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
 __u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
+__u64 nr_untracked;	/* cgroups that found no room in the cgroup maps */
 
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
@@ -246,29 +250,26 @@ static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *task)
 	return task->cgroups->dfl_cgrp;
 }
 
-static struct cgrp_cpu_slot *get_slot(__u64 id)
+/*
+ * Give @cgrp its per-cpu slot and its total, zeroed.  Called off the
+ * scheduler path only: when the cgroup is created (cgrstat_mkdir) and, for
+ * the cgroups present at open, by the loader's walk (cgrstat_adopt).  The
+ * collector and the flusher only look entries up, so a context switch
+ * never allocates (nor zeroes a slot on every cpu).  A cgroup that finds
+ * no room is counted: its switches then go to the overflow entry.
+ */
+static __always_inline void track_cgroup(struct cgroup *cgrp)
 {
-	static const struct cgrp_cpu_slot zero;
-	struct cgrp_cpu_slot *slot;
+	static const struct cgrp_cpu_slot zero_slot;
+	static const struct cgrp_total zero_total;
+	__u64 id = cgrp_id(cgrp);
+	long a, b;
 
-	slot = bpf_map_lookup_elem(&cgrp_slots, &id);
-	if (slot)
-		return slot;
-	/* percpu: creates a zeroed slot on every cpu */
-	bpf_map_update_elem(&cgrp_slots, &id, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&cgrp_slots, &id);
-}
-
-static struct cgrp_total *get_total(__u64 id)
-{
-	static const struct cgrp_total zero;
-	struct cgrp_total *t;
-
-	t = bpf_map_lookup_elem(&cgrp_totals, &id);
-	if (t)
-		return t;
-	bpf_map_update_elem(&cgrp_totals, &id, &zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&cgrp_totals, &id);
+	/* percpu hash: the new slot is zeroed on every cpu */
+	a = bpf_map_update_elem(&cgrp_slots, &id, &zero_slot, BPF_NOEXIST);
+	b = bpf_map_update_elem(&cgrp_totals, &id, &zero_total, BPF_NOEXIST);
+	if ((a && a != -EEXIST) || (b && b != -EEXIST))
+		__sync_fetch_and_add(&nr_untracked, 1);
 }
 
 static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
@@ -334,7 +335,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
 	if (!prev)
 		return NULL;
-	slot = get_slot(cgrp_id(cgrp));
+	slot = bpf_map_lookup_elem(&cgrp_slots, &(__u64){ cgrp_id(cgrp) });
 	ovf = slot ? NULL : this_cpu_overflow();
 	if (!slot && !ovf)
 		return NULL;
@@ -470,6 +471,26 @@ int cgrstat_sync(void *ctx)
  * entries.  Marking it here rather than in the flusher also catches a
  * cgroup with nothing left to flush at release.
  */
+/* A new cgroup: its entries, in the mkdir that creates it. */
+SEC("tp_btf/cgroup_mkdir")
+int BPF_PROG(cgrstat_mkdir, struct cgroup *cgrp, const char *path)
+{
+	track_cgroup(cgrp);
+	return 0;
+}
+
+/* The cgroups present at open, walked once by the loader (after
+ * cgrstat_mkdir is attached: none is missed). */
+SEC("iter/cgroup")
+int cgrstat_adopt(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	if (cgrp)
+		track_cgroup(cgrp);
+	return 0;
+}
+
 SEC("tp_btf/cgroup_release")
 int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 {
@@ -502,17 +523,16 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 
 	__sync_fetch_and_add(&nr_flush_calls, 1);
 	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &id, cpu);
-	if (slot) {
+	if (slot)
 		__sync_lock_test_and_set(&slot->marked, 0);
-		total = get_total(id);
-	} else {	/* nothing from this cpu; maybe pending from children, or an
-			 * rstat update that is not ours (memcg...) */
-		total = bpf_map_lookup_elem(&cgrp_totals, &id);
-		if (!total)
-			return 0;
-	}
+	total = bpf_map_lookup_elem(&cgrp_totals, &id);
+	if (!slot && !total)
+		return 0;	/* not ours: untracked, or an rstat update of
+				 * another user (memcg...) */
+	/* a parent without a total is outside the tree tracked (above the
+	 * cgroup namespace's root) or found no room (nr_untracked) */
 	if (parent)
-		up = get_total(cgrp_id(parent));
+		up = bpf_map_lookup_elem(&cgrp_totals, &(__u64){ cgrp_id(parent) });
 
 	if (slot)
 		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
@@ -533,9 +553,9 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 		}
 	if (up)
 		pass_up(up, delta);
-	if (total && (up || !parent))
+	if (total)
 		return 0;
-	/* the cgroup's or its parent's total did not fit: report, never
+	/* a slot without a total (no room for the total): report, never
 	 * hand it to another cgroup */
 	ovf = this_cpu_overflow();
 	if (!ovf)

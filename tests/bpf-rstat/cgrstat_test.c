@@ -828,9 +828,10 @@ TEST_F(cg, text_and_pinned_file)
 }
 
 /*
- * Full maps: room for 3 cgroups (the root, full/me where this test runs,
- * and maybe one leaf), 8 leaves whose workers spin in turn on one cpu with
- * this test.  A charge that finds no slot must still advance the cpu's
+ * Full maps: room for 3 cgroups, which the walk at open gives to the root
+ * and the first cgroups present, so that full/me (where this test runs)
+ * and the 8 leaves created later find none; the leaves' workers spin in
+ * turn on one cpu with this test.  A charge that finds no slot must still advance the cpu's
  * reading: otherwise the next cgroup charged there (full/me) gets the
  * leaves' cpu time.  A leaf reads exactly its worker's switches or nothing;
  * full/me is never handed the leaves' cpu time: it reads at most the
@@ -874,7 +875,7 @@ TEST(maps_full_charge_no_other_cgroup)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
 	cg_path(me, sizeof(me), "full/me");
 	move_self(me);
-	usleep(10000);	/* full/me takes its slot */
+	usleep(10000);
 	for (i = 0; i < 8; i++) {
 		snprintf(rel, sizeof(rel), "full/l%d", i);
 		ASSERT_EQ(0, cg_create(rel));
@@ -910,6 +911,7 @@ TEST(maps_full_charge_no_other_cgroup)
 	TH_LOG("overflow: %llu charges, %llu flushes, %llu switches",
 	       (unsigned long long)st.unattributed_charges, (unsigned long long)st.lost_flushes,
 	       (unsigned long long)st.unattributed[EV_CS]);
+	EXPECT_LE(9U, st.untracked) TH_LOG("full/me and the 8 leaves found no room");
 	EXPECT_LT(0, missing) TH_LOG("every leaf found room: the test proves nothing");
 	EXPECT_LE(missing, (long long)st.unattributed[EV_CS]);
 	EXPECT_EQ(-ENOSPC, cgrstat_check_overflow(s));
@@ -924,6 +926,45 @@ TEST(maps_full_charge_no_other_cgroup)
 }
 
 /* The maps of an ordinary session hold everything: no overflow. */
+/*
+ * A cgroup gets its entries (per-cpu slot and total) when it is created,
+ * not at its first context switch: the scheduler never allocates.  A
+ * cgroup that never ran has them; a task running and switching in it
+ * adds none; its removal frees them at the next read.
+ */
+TEST_F(cg, entries_made_at_mkdir)
+{
+	struct cgrstat_stats st0, st1, st2, st3;
+	struct cgrstat_record rec;
+
+	cgrstat_get_stats(self->s, &st0);
+	ASSERT_EQ(0, cg_create("idle"));
+	cgrstat_get_stats(self->s, &st1);
+	TH_LOG("slots %llu -> %llu, totals %llu -> %llu after mkdir",
+	       (unsigned long long)st0.slot_entries, (unsigned long long)st1.slot_entries,
+	       (unsigned long long)st0.total_entries, (unsigned long long)st1.total_entries);
+	EXPECT_EQ(st0.slot_entries + 1, st1.slot_entries);
+	EXPECT_EQ(st0.total_entries + 1, st1.total_entries);
+	ASSERT_EQ(0, worker_start(&self->w[0], "idle"));
+	ASSERT_EQ(0, worker_ping(&self->w[0], 20));
+	ASSERT_LT(0, worker_quiesce(&self->w[0]));
+	cgrstat_get_stats(self->s, &st2);
+	EXPECT_EQ(st1.slot_entries, st2.slot_entries) TH_LOG("a switch created an entry");
+	EXPECT_LT(0U, read_counter(_metadata, self->s, "idle", EV_CS));
+	worker_stop(&self->w[0]);
+	ASSERT_EQ(0, cg_remove("idle"));
+	/* releases are asynchronous: a read forgets what was released */
+	for (int tries = 0; tries < 100; tries++) {
+		ASSERT_EQ(0, cgrstat_read_cgroup(self->s, "", &rec));
+		cgrstat_get_stats(self->s, &st3);
+		if (st3.slot_entries == st0.slot_entries)
+			break;
+		usleep(100000);
+	}
+	EXPECT_EQ(st0.slot_entries, st3.slot_entries);
+	EXPECT_EQ(st0.total_entries, st3.total_entries);
+}
+
 TEST_F(cg, no_overflow)
 {
 	ASSERT_EQ(0, cg_create("n"));

@@ -12,8 +12,9 @@ paths are the kernel tree's) and data (bench/results, *.csv, *.json):
     (kernel/backport-6.12/0005 for 0005-*.patch, tools/cgrstat for the
     program tools/cgrstat.c builds); a path the kernel tree has
     (tools/perf/util/cgroup.c, kernel/events/core.c, perf's own
-    tests/shell/*.sh), or one of our kernel and perf patches creates, is the
-    kernel's when the repository has none;
+    tests/shell/*.sh), one of our kernel and perf patches creates, or one
+    of our files copied into the kernel tree (tools/perf/util/cgrstat.c:
+    perf/apply-patches.sh), is the kernel's when the repository has none;
   - a program under build/bin/, and any build/ path of a test list
     (tests/*-tests.d/*.list): make has a rule for it;
   - any other path under build/: its first folder or file (bzImage-debug,
@@ -109,6 +110,8 @@ def exists(path, kernel_tree):
         return True
     if any(p == path or p.endswith("/" + path) for p in PATCHED):
         return True
+    if path.startswith(KERNEL_TOP) and os.path.basename(path) in OUR_NAMES:
+        return True		# one of our files, copied into the kernel tree
     if not kernel_tree:
         return None if path.startswith(KERNEL_TOP) else False
     # the kernel tree, perf's own tree (its tests/shell/*.sh), perf as patched
@@ -143,6 +146,7 @@ def build_path_ok(path, targets, code_text, must_be_target=False):
 
 
 PATCHED = patched_paths()
+OUR_NAMES = {os.path.basename(f) for f in tracked() if f.endswith((".c", ".h"))}
 
 
 def main():

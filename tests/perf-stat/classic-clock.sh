@@ -6,7 +6,8 @@
 # passes, so the event counts 0; "perf: Fix 0 count issue of cpu-clock"
 # (f1f96511b1c4, 6.18 and 6.17.y) fixed it after 6.16.y had ended.
 # Returns 0 (broken) with the reason in $classic_clock_reason, else 1.
-# Source it; needs perf and a cgroup2 mount.
+# Source it; needs perf and a cgroup2 mount.  No set -e or pipefail here: a
+# sourced file keeps the options of its caller.
 classic_clock_broken() {
 	local cg probe v
 	cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

@@ -11,6 +11,7 @@
 # Where classic cgroup cpu-clock events count 0 (Linux 6.16), the events
 # backend's checks skip with the reason and rstat's still run.
 #   tests/perf-stat/rstat-cpustat.sh
+# No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
