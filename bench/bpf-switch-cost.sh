@@ -17,6 +17,7 @@
 # what the backends add at a switch beyond the perf events both read, and it
 # is measured by the kernel, not by the noisy emulated wall clock.
 # Prints one line per depth, backend and repetition, then the medians.
+# No set -e or pipefail: a configuration perf refuses prints its error and the next one runs.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 trips=${1:-20000} reps=${2:-3}

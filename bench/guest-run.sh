@@ -1,6 +1,7 @@
 #!/bin/bash
 # In the guest: note the machine and kernel, then run bench/guest.sh.
 #   bench/guest-run.sh MODE OUTDIR
+# No set -e or pipefail: guest.sh's status is the script's (exec).
 set -u
 cd "$(dirname "$0")/.." || exit
 {

@@ -37,6 +37,8 @@
 # BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations),
 # BENCH_PMU=0|1 (the PMU pass; default: in an exact guest only),
 # BENCH_COST=0 (no in-process cost pass).
+# No set -e or pipefail: a failed session is counted (failures) and the
+# run goes on; the exit status says whether any failed.
 set -u
 mode=$1 out=$2
 cd "$(dirname "$0")/.." || exit 1

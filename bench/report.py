@@ -270,7 +270,8 @@ def targets(res):
             out.append(f"- {where}: rstat {fmt(rs)} vs bperf {fmt(bp)}, rstat <= 1/2 of bperf: "
                        f"{verdict(None if None in (rs, bp) else rs <= bp / 2)}")
     depth_axis = sorted((c for c in e2 if c[0] == g_ref), key=lambda c: c[2])
-    g_axis = sorted((c for c in e2 if c[2] == 1), key=lambda c: c[0])
+    # G = 1: both pipe ends in one cgroup, no cgroup switch to divide by
+    g_axis = sorted((c for c in e2 if c[2] == 1 and c[0] > 1), key=lambda c: c[0])
     for b in ("shared", "rstat"):
         for axis, name in [(depth_axis, f"depth {depth_axis[0][2] if depth_axis else '?'} to "
                                         f"{depth_axis[-1][2] if depth_axis else '?'} at G = {g_ref}"),

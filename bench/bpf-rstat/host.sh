@@ -16,6 +16,7 @@
 # repetition: no counting; cgrstat's collector; upstream bperf (perf stat
 # --bpf-counters --for-each-cgroup with every cgroup on the path); and the
 # trigger comparison (same work on tp_btf/sched_switch vs cgroup-switches).
+# No pipefail: a pipeline's reader decides (grep -q, head) what counts.
 set -eu
 cd "$(dirname "$0")/../.."
 B=build/bench/bpf-rstat
