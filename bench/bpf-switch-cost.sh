@@ -17,6 +17,8 @@
 # what the backends add at a switch beyond the perf events both read, and it
 # is measured by the kernel, not by the noisy emulated wall clock.
 # Prints one line per depth, backend and repetition, then the medians.
+# No set -e: a backend perf cannot run here leaves its rounds' lines empty
+# and the other backends and depths are still measured.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 trips=${1:-20000} reps=${2:-3}

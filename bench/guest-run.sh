@@ -1,6 +1,8 @@
 #!/bin/bash
 # In the guest: note the machine and kernel, then run bench/guest.sh.
 #   bench/guest-run.sh MODE OUTDIR
+# No set -e: a machine fact that cannot be read leaves its line empty and
+# the bench runs anyway.
 set -u
 cd "$(dirname "$0")/.." || exit
 {

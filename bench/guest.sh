@@ -37,6 +37,8 @@
 # BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations),
 # BENCH_PMU=0|1 (the PMU pass; default: in an exact guest only),
 # BENCH_COST=0 (no in-process cost pass).
+# No set -e: a backend or configuration that fails is reported as such
+# (cgbench's failures are caught and said) and the sweep goes on.
 set -u
 mode=$1 out=$2
 cd "$(dirname "$0")/.." || exit 1

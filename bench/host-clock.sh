@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# No set -e or pipefail here: a sourced file keeps the options of its caller.
 # Sourced by bench/ scripts in the guest: host_ns prints the clock that
 # spans are timed with, in ns.
 # Instruction-exact guest (BENCH_EXACT=1, scripts/vm-run.sh --exact): the

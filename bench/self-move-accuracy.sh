@@ -14,6 +14,8 @@
 # that moved itself switches out of smacc with all of it. Per-cgroup
 # events, the shared event (perf_cgroup_share_move, patch 0001) and rstat
 # (fentry/css_set_move_task) charge the old cgroup at the move.
+# No set -e: a backend this kernel or perf lacks prints an empty count and
+# the next backend is measured.
 set -u
 cg=/sys/fs/cgroup/smacc
 mkdir -p "$cg"

@@ -17,6 +17,8 @@
 # WORKLOAD_COUNT_SWITCHES=1: each part runs under perf stat -a -e
 # cgroup-switches,context-switches, and workload.txt gets the switches per
 # op (pipe) and per message (ring).
+# No set -e: a part that fails leaves its lines out of workload.txt and
+# the other parts still run and write theirs.
 set -u
 out=$1 list=$2 pipe_loops=$3 ring_loops=$4
 cg_root=/sys/fs/cgroup

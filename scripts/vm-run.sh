@@ -28,6 +28,8 @@
 # the guest hung, 125 when it died (panic, crash) or could not start, 126
 # when the command passed but the kernel log shows a splat. The reason is
 # printed on stderr as "vm-run: ...".
+# No set -e: the guest's exit status and kernel log are read and turned
+# into this script's own (above).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

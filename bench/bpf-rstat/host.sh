@@ -16,6 +16,8 @@
 # repetition: no counting; cgrstat's collector; upstream bperf (perf stat
 # --bpf-counters --for-each-cgroup with every cgroup on the path); and the
 # trigger comparison (same work on tp_btf/sched_switch vs cgroup-switches).
+# No pipefail: lines() ends in grep ., which fails on an empty list (a
+# measurement that gave nothing), and the median of nothing is printed empty.
 set -eu
 cd "$(dirname "$0")/../.."
 B=build/bench/bpf-rstat
