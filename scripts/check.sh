@@ -33,7 +33,9 @@
 # (scripts/shard-tests.py balances them by the time each took last run).
 # The host tests run beside them; their result lines stream prefixed with
 # [host]. The other kernels boot one guest each, after the first kernel's
-# guests, N at a time. With one guest its output streams in full; otherwise
+# guests, N at a time; Debian's kernels run single-threaded TCG (one host
+# cpu per guest, see VM_TCG_THREAD in scripts/vm-run.sh), as many at once
+# as the host has cpus ($CHECK_STOCK_GUESTS overrides). With one guest its output streams in full; otherwise
 # each test's result line streams as it comes, prefixed with its guest. The
 # full outputs are OUT/host.ktap and OUT/guest<id>.ktap (id: 1..N, then
 # the kernel's name). --guest-cpus N gives each guest N vcpus (default 2;
@@ -52,6 +54,7 @@ TIMEOUT=${CHECK_TIMEOUT:-2400}
 LISTDIR=
 OUT=build/check
 GUESTS=${CHECK_GUESTS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
+STOCK_GUESTS=${CHECK_STOCK_GUESTS:-$(nproc)}
 GUEST_CPUS=2
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -152,15 +155,23 @@ stream_results() {
 
 # run_others: boots each other kernel's guest, GUESTS at a time
 run_others() {
-	local line name image set running=()
+	local line name image set running=() at_once
 	for line in "${OTHERS[@]}"; do
 		read -r name image set <<<"$line"
-		if [ ${#running[@]} -ge "$GUESTS" ]; then
+		# a Debian kernel's guest takes one host cpu: as many at once as cpus
+		at_once=$GUESTS
+		[[ $image != deb:* ]] || at_once=$STOCK_GUESTS
+		if [ ${#running[@]} -ge "$at_once" ]; then
 			wait -n "${running[@]}"
 			mapfile -t running < <(for p in "${running[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done)
 		fi
-		[[ $image != deb:* ]] || image=$name
-		run_guest "$name" "$image" "$name" --quiet >/dev/null &
+		if [[ $image == deb:* ]]; then
+			image=$name
+			# single-threaded TCG, one host cpu per guest (scripts/vm-run.sh)
+			VM_TCG_THREAD=single run_guest "$name" "$image" "$name" --quiet >/dev/null &
+		else
+			run_guest "$name" "$image" "$name" --quiet >/dev/null &
+		fi
 		running+=($!)
 		stream_results "$OUT/vm$name/out" "[guest]  " "$!" &
 	done

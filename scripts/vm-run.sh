@@ -151,6 +151,12 @@ tsc_args() {
 # fail and panic the boot ("IO-APIC + timer doesn't work!").
 ACCEL=$(accel)
 [ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
+# VM_TCG_THREAD=single: one host thread runs every vcpu (no icount). Under
+# multi-threaded TCG a vcpu can run a stale translation of kernel text that
+# another vcpu is rewriting (text_poke_bp: BPF trampolines, static calls),
+# which shows as "Oops: int3" or a vcpu spinning forever; with one thread
+# the rewrite and every translation are ordered.
+[ "${VM_TCG_THREAD:-multi}" = single ] && ACCEL=${ACCEL/thread=multi/thread=single}
 APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
 # how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
 APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
