@@ -155,12 +155,19 @@ stream_results() {
 
 # run_others: boots each other kernel's guest, GUESTS at a time
 run_others() {
-	local line name image set running=() at_once
+	local line name image set running=() at_once kind last_kind=
 	for line in "${OTHERS[@]}"; do
 		read -r name image set <<<"$line"
-		# a Debian kernel's guest takes one host cpu: as many at once as cpus
-		at_once=$GUESTS
-		[[ $image != deb:* ]] || at_once=$STOCK_GUESTS
+		# a Debian kernel's guest takes one host cpu: as many at once as
+		# cpus; ours take two (multi-threaded TCG) and never share the host
+		# with a Debian one, whose timed workloads they would starve
+		at_once=$GUESTS kind=ours
+		[[ $image != deb:* ]] || { at_once=$STOCK_GUESTS; kind=deb; }
+		if [ -n "$last_kind" ] && [ "$kind" != "$last_kind" ] && [ ${#running[@]} -gt 0 ]; then
+			wait "${running[@]}"
+			running=()
+		fi
+		last_kind=$kind
 		if [ ${#running[@]} -ge "$at_once" ]; then
 			wait -n "${running[@]}"
 			mapfile -t running < <(for p in "${running[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done)
