@@ -10,9 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=tests/perf-stat/classic-clock.sh
 source tests/perf-stat/classic-clock.sh
-if classic_clock_broken; then
+if reason=$(classic_clock_broken); then
 	echo "TAP version 13"
-	echo "1..0 # SKIP $(basename "$1"): $classic_clock_reason"
+	echo "1..0 # SKIP $(basename "$1"): $reason"
 	exit 4
 fi
 exec "$@"

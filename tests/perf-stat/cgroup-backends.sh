@@ -14,8 +14,8 @@ required="events rstat ${CGROUP_BACKENDS_REQUIRED:-}"
 source tests/perf-stat/classic-clock.sh
 # every backend is compared with the events backend: without it, nothing to
 # compare with (tests/perf-stat/rstat-cpustat.sh compares rstat with cpu.stat)
-if classic_clock_broken; then
-	echo "# SKIP the events backend, the reference here, is broken on $classic_clock_reason"
+if reason=$(classic_clock_broken); then
+	echo "# SKIP the events backend, the reference here, is broken on $reason"
 	exit 4
 fi
 # -vv: the test's own output (its "backends:" line) also when it passes

@@ -5,7 +5,8 @@
 # only with PERF_EF_UPDATE, which the scheduling out of a cgroup event never
 # passes, so the event counts 0; "perf: Fix 0 count issue of cpu-clock"
 # (f1f96511b1c4, 6.18 and 6.17.y) fixed it after 6.16.y had ended.
-# Returns 0 (broken) with the reason in $classic_clock_reason, else 1.
+# Returns 0 (broken) and prints the reason, else 1 and prints nothing:
+#   if reason=$(classic_clock_broken); then ...
 # Source it; needs perf and a cgroup2 mount.  No set -e or pipefail here: a
 # sourced file keeps the options of its caller.
 classic_clock_broken() {
@@ -17,10 +18,8 @@ classic_clock_broken() {
 		"echo \$\$ > $probe/cgroup.procs; i=0; while [ \$i -lt 20000 ]; do i=\$((i + 1)); done" \
 		2>&1 >/dev/null | awk -F, '$3 == "cpu-clock" { print $1; exit }')
 	rmdir "$probe" 2>/dev/null
-	classic_clock_reason=
 	if awk -v v="$v" 'BEGIN { exit !(v + 0 == 0 && v != "") }'; then
-		# shellcheck disable=SC2034 # read by the sourcing test
-		classic_clock_reason="$(uname -r): classic per-cgroup cpu-clock events count 0 ns (Linux 6.16: bc4394e5e79c \"perf: Fix the throttle error of some clock events\", fixed by f1f96511b1c4 \"perf: Fix 0 count issue of cpu-clock\" in 6.17.y and 6.18, never in 6.16.y)"
+		echo "$(uname -r): classic per-cgroup cpu-clock events count 0 ns (Linux 6.16: bc4394e5e79c \"perf: Fix the throttle error of some clock events\", fixed by f1f96511b1c4 \"perf: Fix 0 count issue of cpu-clock\" in 6.17.y and 6.18, never in 6.16.y)"
 		return 0
 	fi
 	return 1

@@ -48,8 +48,7 @@ run() {
 	echo $? >"$tmp/$b.rc"
 }
 
-broken=
-classic_clock_broken && broken=$classic_clock_reason
+broken=$(classic_clock_broken)
 echo "TAP version 13"
 echo "1..8"
 for b in rstat events; do
