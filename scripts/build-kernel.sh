@@ -95,6 +95,7 @@ start_background() {
 	mkdir -p "$BUILD"
 	rm -f "$BG.rc"
 	log "Linux $LINUX ($VARIANT) builds in the background (output: ${BG#"$ROOT"/}.log)"
+	# shellcheck disable=SC2016 # expanded by the background shell
 	setsid bash -c '"$@" >"$0.log" 2>&1; echo $? >"$0.rc"' "$BG" \
 		"$0" --linux "$LINUX" "$VARIANT" </dev/null >/dev/null 2>&1 &
 	echo $! >"$BG.pid"
@@ -212,7 +213,10 @@ restore_unchanged_times() {
 
 configure() {
 	local stamp=$OBJ/.config-inputs want
-	want=$(cat "${FRAGMENTS[@]}" "$0" | sha256sum | cut -d' ' -f1)
+	# the fragments and the code that applies them (not the whole script:
+	# a change elsewhere in it must not reconfigure and relink every kernel)
+	want=$({ cat "${FRAGMENTS[@]}"; declare -f configure check_config
+		echo "$ONE_KERNEL_OPTIONS"; } | sha256sum | cut -d' ' -f1)
 	[ -f "$stamp" ] && [ -f "$OBJ/.config" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	log "configuring $VARIANT kernel"
 	mkdir -p "$OBJ"
