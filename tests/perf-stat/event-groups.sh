@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2317 # cleanup and within5 are called indirectly (trap, check)
 # Guest test (TAP): perf stat --for-each-cgroup with an event group,
 # -e '{cpu-clock,task-clock}', on every backend.  A backend keeps the group
 # or refuses it; it never counts the leader alone:
@@ -21,24 +20,17 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
 : "${fail:=0}"	# set by tap.sh
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 TOP=event-groups-$$
 LOOPS=${EVENT_GROUPS_LOOPS:-10000}
 GROUP='{cpu-clock,task-clock}'
 tmp=$(mktemp -d)
-cleanup() {
-	find "$CG/$TOP" -depth -type d -exec rmdir {} + 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=tests/perf-stat/cpustat.sh
+source tests/perf-stat/cpustat.sh
 
-# usage_ns CGROUP: its cpu.stat usage in ns
-usage_ns() { awk '$1 == "usage_usec" { print $2 * 1000 }' "$CG/$1/cpu.stat"; }
 # perf_ns FILE EVENT CGROUP: perf stat -x, count of EVENT (msec) in CGROUP, in ns
 perf_ns() {
 	awk -F, -v ev="$2" -v cg="$3" '$3 == ev && $4 == cg && $1 ~ /^[0-9.]+$/ { printf "%.0f", $1 * 1000000 }' "$1"
 }
-within5() { awk -v v="$1" -v r="$2" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(r > 0 && d * 100 <= 5 * r) }'; }
 
 spin="i=0; while [ \$i -lt $LOOPS ]; do i=\$((i + 1)); done"
 # run BACKEND: count the group in $TOP/BACKEND/{a,b}; exit status in $rc
