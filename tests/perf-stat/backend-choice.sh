@@ -121,8 +121,9 @@ many() {
 # all_counted OP FDS: the last many counted every cgroup, the busy one right
 # (perf counted 2 s inside the interval cpu.stat was read around; the loop
 # had at least a quarter of the guest's 2 cpus), with [ $fds OP FDS ] open
+# shellcheck disable=SC2317 # run by check
 all_counted() {
-	[ $rc -eq 0 ] && [ "$counted" -eq "$NR" ] && [ "$busy" -gt 500000000 ] &&
+	[ "$rc" -eq 0 ] && [ "$counted" -eq "$NR" ] && [ "$busy" -gt 500000000 ] &&
 		[ "$busy" -le "$((ref + ref / 20))" ] && test "$fds" "$1" "$2"
 }
 
