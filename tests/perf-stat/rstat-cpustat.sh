@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2317 # cleanup and within5 are called indirectly (trap, check)
 # Guest test (TAP): perf stat --for-each-cgroup counts each cgroup's
 # cpu-clock within 5 % of its cgroup cpu.stat usage, with the rstat backend
 # (perf/patches/0003, libcgrstat's program and loader) and the events
@@ -19,21 +18,14 @@ source tests/lib/tap.sh
 # shellcheck source=tests/perf-stat/classic-clock.sh
 source tests/perf-stat/classic-clock.sh
 : "${fail:=0}" "${n:=0}"	# set by tap.sh
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 TOP=rstat-cpustat-$$
 LOOPS=${RSTAT_CPUSTAT_LOOPS:-30000}
 tmp=$(mktemp -d)
-cleanup() {
-	find "$CG/$TOP" -depth -type d -exec rmdir {} + 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+# shellcheck source=tests/perf-stat/cpustat.sh
+source tests/perf-stat/cpustat.sh
 
-# usage_ns CGROUP: its cpu.stat usage in ns
-usage_ns() { awk '$1 == "usage_usec" { print $2 * 1000 }' "$CG/$1/cpu.stat"; }
 # perf_ns FILE CGROUP: perf stat -x, cpu-clock of CGROUP in ns
 perf_ns() { awk -F, -v cg="$2" '$3 == "cpu-clock" && $4 == cg { printf "%.0f", $1 * 1000000 }' "$1"; }
-within5() { awk -v v="$1" -v r="$2" 'BEGIN { d = v - r; if (d < 0) d = -d; exit !(r > 0 && d * 100 <= 5 * r) }'; }
 
 spin="i=0; while [ \$i -lt $LOOPS ]; do i=\$((i + 1)); done"
 # run BACKEND: count the workload in $TOP/BACKEND/{a,b,b/c}
