@@ -165,8 +165,12 @@ int main(int argc, char **argv)
 	}
 	s = cgrstat_open(events, NULL, err, sizeof(err));
 	if (!s) {
+		/* EINVAL: the library refused the command line (an unknown event) */
+		ret = errno == EINVAL ? CLI_EXIT_USAGE : 1;
 		fprintf(stderr, "cgrstat: %s\n", err);
-		return 1;
+		if (ret == CLI_EXIT_USAGE)
+			cli_usage_hint("cgrstat");
+		return ret;
 	}
 	if (cgrstat_warning(s))
 		fprintf(stderr, "cgrstat: warning: %s\n", cgrstat_warning(s));

@@ -232,23 +232,23 @@ static int check_kernel(struct cgrstat *s, const char *hook, struct kernel_featu
 	int ret = 0;
 
 	if (!btf)
-		return S_ERR(s, ENOTSUP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
+		return S_ERR(s, EOPNOTSUPP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
 			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
 	kf->trusted_args = kernel_at_least(7, 0);
 	kf->move_hook = btf_has_func(btf, "css_set_move_task");
 	if (!btf_has_func(btf, hook))
-		ret = S_ERR(s, ENOENT, "kernel lacks the rstat hook: no function '%s' in its BTF "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
 			    "(needs Linux 6.1+ with BPF rstat support)", hook);
 	else if (!kf->css_rstat && !btf_has_func(btf, "cgroup_rstat_updated"))
-		ret = S_ERR(s, ENOENT, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
 			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
 	else if (kf->trusted_args && !btf_has_func(btf, "bpf_cgroup_acquire"))
-		ret = S_ERR(s, ENOENT, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
 			    "trusted-argument rules need");
 	else if (!btf_has_func(btf, "bpf_iter_cgroup") &&
 		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
-		ret = S_ERR(s, ENOENT, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
 	btf__free(btf);
 	return ret;
 }
@@ -281,7 +281,7 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
-		return S_ERR(s, errno, "event '%s' is not supported by this machine "
+		return S_ERR(s, EOPNOTSUPP, "event '%s' is not supported by this machine "
 			     "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
 	default:
 		return S_ERR(s, errno, "perf_event_open('%s', cpu %d): %s",
@@ -456,6 +456,16 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	return 0;
 }
 
+/*
+ * The errno of the kernel refusing a program or an attach: EOPNOTSUPP (this
+ * kernel cannot run the pipeline), so that EINVAL only ever means the
+ * caller's input; a lack of permission or memory keeps its own.
+ */
+static int refused(int err)
+{
+	return err == EPERM || err == EACCES || err == ENOMEM ? err : EOPNOTSUPP;
+}
+
 static int load_error(struct cgrstat *s, int err, const char *hook)
 {
 	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
@@ -465,7 +475,7 @@ static int load_error(struct cgrstat *s, int err, const char *hook)
 		return S_ERR(s, err, "the kernel refused to load the tracing programs although "
 			     "we are root (kernel lockdown or a security module forbids "
 			     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
-	return S_ERR(s, err, "the kernel refused the BPF programs: %s "
+	return S_ERR(s, refused(-err), "the kernel refused the BPF programs: %s "
 		     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
 }
 
@@ -530,7 +540,7 @@ static int track_cgroups(struct cgrstat *s)
 
 	s->mkdir_link = bpf_program__attach(s->skel->progs.cgrstat_mkdir);
 	if (!s->mkdir_link)
-		return S_ERR(s, errno, "cannot attach to the cgroup_mkdir tracepoint: %s",
+		return S_ERR(s, refused(errno), "cannot attach to the cgroup_mkdir tracepoint: %s",
 			     strerror(errno));
 	ret = make_iter(s, s->skel->progs.cgrstat_adopt, "", 0,
 			BPF_CGROUP_ITER_DESCENDANTS_PRE, &walk);
@@ -558,18 +568,18 @@ static int attach_bpf(struct cgrstat *s)
 		return ret;
 	s->flush_link = bpf_program__attach(s->skel->progs.cgrstat_flush);
 	if (!s->flush_link)
-		return S_ERR(s, errno, "cannot attach to the rstat hook: %s", strerror(errno));
+		return S_ERR(s, refused(errno), "cannot attach to the rstat hook: %s", strerror(errno));
 	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
 	if (!s->switch_link)
-		return S_ERR(s, errno, "cannot attach to sched_switch: %s", strerror(errno));
+		return S_ERR(s, refused(errno), "cannot attach to sched_switch: %s", strerror(errno));
 	s->release_link = bpf_program__attach(s->skel->progs.cgrstat_release);
 	if (!s->release_link)
-		return S_ERR(s, errno, "cannot attach to the cgroup_release tracepoint: %s",
+		return S_ERR(s, refused(errno), "cannot attach to the cgroup_release tracepoint: %s",
 			     strerror(errno));
 	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
 		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
 		if (!s->migrate_link)
-			return S_ERR(s, errno, "cannot attach to css_set_move_task: %s",
+			return S_ERR(s, refused(errno), "cannot attach to css_set_move_task: %s",
 				     strerror(errno));
 	}
 	return 0;

@@ -16,6 +16,15 @@
  * a removed cgroup's counts stay in its parent.  Counting starts at
  * cgrstat_open() for every cgroup, including cgroups created later.
  * Functions return 0 or a negative errno; cgrstat_errmsg() says why.
+ * cgrstat_open() and cgrstat_open_counters() return NULL with errno set:
+ *   EINVAL      the caller's input: an unknown event, no events, bad opts
+ *   E2BIG       more than CGRSTAT_MAX_EVENTS events
+ *   ENOENT      no cgroup2 file system mounted
+ *   EOPNOTSUPP  this kernel or machine cannot run it: no BTF, no rstat hook
+ *               or kfunc, an event it cannot count (no hardware PMU), the
+ *               verifier refused a program or an attach failed
+ *   EPERM, EACCES  no permission (CAP_BPF + CAP_PERFMON, or root)
+ *   ENOMEM      out of memory (or the locked-memory limit of older kernels)
  * A session is not thread-safe: use one per thread or lock around it.
  */
 #ifndef CGRSTAT_H
