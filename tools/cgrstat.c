@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "cgrstat.h"
+#include "cgutil.h"
 #include "cli.h"
 
 static const char *usage_text =
@@ -40,7 +41,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* cgroup id (inode) -> path, for the report */
+/* cgroup id -> path, for the report */
 struct cg_name {
 	uint64_t id;
 	char *path;
@@ -53,6 +54,7 @@ static size_t root_len;
 static int add_name(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
+	(void)st;
 	if (type != FTW_D)
 		return 0;
 	if (nr_names == cap_names) {
@@ -63,7 +65,8 @@ static int add_name(const char *path, const struct stat *st, int type, struct FT
 		names = n;
 		cap_names = cap_names * 2 + 64;
 	}
-	names[nr_names].id = st->st_ino;
+	if (cgutil_cgroup_id(path, &names[nr_names].id))
+		return 0;	/* removed meanwhile */
 	names[nr_names].path = strdup(strlen(path) > root_len ? path + root_len : "/");
 	nr_names++;
 	return 0;
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
 	const char *events = NULL, *subtree = "", *pin_dir = NULL;
 	struct cgrstat_record *recs = NULL;
 	int opt, ret = 0, seconds = -1;
-	char err[512], top[4096];
+	char err[1024], top[4096];
 	struct cgrstat *s;
 	size_t nr;
 

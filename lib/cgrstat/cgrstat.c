@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgrstat.h"
+#include "cgutil.h"
 #include "rstat_counters.skel.h"
 
 #define NAME_LEN 32
@@ -38,23 +39,8 @@ struct event_desc {
 	const char *name;
 	__u32 type;
 	__u64 config;
-};
-
-static const struct event_desc known_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	bool own;			/* opened here from attr (counter without fds) */
+	struct perf_event_attr attr;
 };
 
 struct cgrstat {
@@ -69,7 +55,6 @@ struct cgrstat {
 	struct bpf_link *release_link;
 	struct bpf_link *mkdir_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
-	bool own_fds;			/* perf_fds are ours to close */
 	uint32_t max_records;
 	const struct cgrstat_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
@@ -95,88 +80,42 @@ static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
 
 #define S_ERR(s, e, ...) set_err((s)->err, sizeof((s)->err), (e), __VA_ARGS__)
 
-static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_WARN && getenv("CGRSTAT_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (getenv("CGRSTAT_DEBUG") && atoi(getenv("CGRSTAT_DEBUG")) > 1)
-		return vfprintf(stderr, fmt, ap);
-	return 0;
-}
-
-static const struct event_desc *find_event(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
-		if (!strcmp(known_events[i].name, name))
-			return &known_events[i];
-	return NULL;
-}
-
-static void add_event(struct cgrstat *s, const char *name, __u32 type, __u64 config)
+static void add_event(struct cgrstat *s, const struct cgrstat_counter *c)
 {
 	struct event_desc *ev = &s->events[s->nr_events];
 
-	snprintf(s->event_names[s->nr_events], NAME_LEN, "%s", name ? name : "");
+	snprintf(s->event_names[s->nr_events], NAME_LEN, "%s", c->name ? c->name : "");
 	ev->name = s->event_names[s->nr_events];
-	ev->type = type;
-	ev->config = config;
-	s->nr_events++;
-}
-
-static int parse_events(struct cgrstat *s, const char *list)
-{
-	char *copy, *tok, *save = NULL;
-	int ret = 0;
-
-	if (!list || !*list)
-		return S_ERR(s, EINVAL, "no events given (example: cpu-clock,context-switches)");
-	copy = strdup(list);
-	if (!copy)
-		return S_ERR(s, ENOMEM, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct event_desc *ev = find_event(tok);
-
-		if (!ev) {
-			ret = S_ERR(s, EINVAL, "unknown event '%s' (known: cpu-clock, task-clock, "
-				    "context-switches, cpu-migrations, page-faults, minor-faults, "
-				    "major-faults, cgroup-switches, cycles, instructions, "
-				    "cache-misses, branch-misses)", tok);
-			break;
-		}
-		if (s->nr_events == CGRSTAT_MAX_EVENTS) {
-			ret = S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
-			break;
-		}
-		add_event(s, ev->name, ev->type, ev->config);
+	ev->own = !c->fds;
+	if (c->attr) {
+		ev->attr = *c->attr;
+	} else {
+		ev->attr.type = c->type;
+		ev->attr.config = c->config;
 	}
-	free(copy);
-	return ret;
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	ev->type = ev->attr.type;
+	ev->config = ev->attr.config;
+	s->nr_events++;
 }
 
 static int find_cgroup2_root(struct cgrstat *s, const char *hint)
 {
-	char line[4096], mnt[PATH_MAX], fstype[64];
-	FILE *f;
+	int ret;
 
 	if (hint) {
 		snprintf(s->root, sizeof(s->root), "%s", hint);
 		return 0;
 	}
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return S_ERR(s, errno, "cannot read /proc/self/mounts: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %4095s %63s", mnt, fstype) == 2 && !strcmp(fstype, "cgroup2")) {
-			snprintf(s->root, sizeof(s->root), "%s", mnt);
-			fclose(f);
-			return 0;
-		}
-	}
-	fclose(f);
-	return S_ERR(s, ENOENT, "no cgroup2 file system mounted "
-		     "(mount -t cgroup2 none /sys/fs/cgroup)");
+	ret = cgutil_cgroup2_root(s->root, sizeof(s->root));
+	if (ret == -ENAMETOOLONG)
+		return S_ERR(s, ret, "the cgroup2 mount point is longer than %zu bytes",
+			     sizeof(s->root));
+	if (ret)
+		return S_ERR(s, ret, "no cgroup2 file system mounted "
+			     "(mount -t cgroup2 none /sys/fs/cgroup)");
+	return 0;
 }
 
 static void resolve_path(const struct cgrstat *s, const char *path, char *out, size_t len)
@@ -190,16 +129,9 @@ static void resolve_path(const struct cgrstat *s, const char *path, char *out, s
 int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id)
 {
 	char full[PATH_MAX];
-	struct stat st;
 
 	resolve_path(s, path, full, sizeof(full));
-	if (stat(full, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* cgroup2: the inode number is the kernfs id (64-bit kernels) */
-	*id = st.st_ino;
-	return 0;
+	return cgutil_cgroup_id(full, id);
 }
 
 /* What the running kernel offers, from its BTF and version. */
@@ -260,14 +192,7 @@ static long perf_event_open(struct perf_event_attr *attr, int cpu)
 
 static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = s->events[ev].type,
-		.config = s->events[ev].config,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-
-	*fd = perf_event_open(&attr, cpu);
+	*fd = perf_event_open(&s->events[ev].attr, cpu);
 	if (*fd >= 0)
 		return 0;
 	switch (errno) {
@@ -321,16 +246,13 @@ static int install_fds(struct cgrstat *s)
 	return 0;
 }
 
+/* The counters given without fds: open them on every cpu. */
 static int open_counters(struct cgrstat *s)
 {
 	int ev, cpu, ret;
 
-	ret = alloc_fds(s);
-	if (ret)
-		return ret;
-	s->own_fds = true;
 	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		for (cpu = 0; cpu < s->nr_cpus && s->events[ev].own; cpu++) {
 			ret = open_counter(s, ev, cpu, &s->perf_fds[ev * s->nr_cpus + cpu]);
 			if (ret < 0)
 				return ret;
@@ -339,7 +261,8 @@ static int open_counters(struct cgrstat *s)
 	return install_fds(s);
 }
 
-/* The caller's counters: fds[cpu] of each, -1 where none. */
+/* The caller's counters: fds[cpu] of each, -1 where none (opened later
+ * by open_counters() when a counter has no fds). */
 static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counters, int nr)
 {
 	int i, cpu, ret;
@@ -349,7 +272,7 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 	if (nr > CGRSTAT_MAX_EVENTS)
 		return S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < nr; i++)
-		add_event(s, counters[i].name, counters[i].type, counters[i].config);
+		add_event(s, &counters[i]);
 	ret = alloc_fds(s);
 	if (ret)
 		return ret;
@@ -585,10 +508,8 @@ static int attach_bpf(struct cgrstat *s)
 	return 0;
 }
 
-/* @counters: the caller's (cgrstat_open_counters), else open @events. */
-static struct cgrstat *open_session(const char *events, const struct cgrstat_counter *counters,
-				    int nr_counters, const struct cgrstat_opts *opts,
-				    char *err, size_t err_len)
+struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr_counters,
+				      const struct cgrstat_opts *opts, char *err, size_t err_len)
 {
 	struct cgrstat *s = calloc(1, sizeof(*s));
 	int ret;
@@ -601,13 +522,15 @@ static struct cgrstat *open_session(const char *events, const struct cgrstat_cou
 	s->nr_cpus = libbpf_num_possible_cpus();
 	ret = s->nr_cpus < 0 ? S_ERR(s, -s->nr_cpus, "cannot count cpus") : 0;
 	if (!ret)
-		ret = counters ? take_counters(s, counters, nr_counters) : parse_events(s, events);
+		ret = take_counters(s, counters, nr_counters);
 	if (!ret)
 		ret = find_cgroup2_root(s, opts ? opts->cgroup_root : NULL);
 	if (!ret)
 		ret = load_bpf(s, opts);
 	if (!ret)
-		ret = counters ? install_fds(s) : open_counters(s);
+		ret = open_counters(s);
+	if (!ret)
+		ret = install_fds(s);
 	if (!ret)
 		ret = attach_bpf(s);
 	if (ret) {
@@ -617,19 +540,6 @@ static struct cgrstat *open_session(const char *events, const struct cgrstat_cou
 		return NULL;
 	}
 	return s;
-}
-
-struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
-			     char *err, size_t err_len)
-{
-	libbpf_set_print(silent_print);
-	return open_session(events, NULL, 0, opts, err, err_len);
-}
-
-struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
-				      const struct cgrstat_opts *opts, char *err, size_t err_len)
-{
-	return open_session(NULL, counters, nr, opts, err, err_len);
 }
 
 void cgrstat_close(struct cgrstat *s)
@@ -643,10 +553,9 @@ void cgrstat_close(struct cgrstat *s)
 	bpf_link__destroy(s->release_link);
 	bpf_link__destroy(s->mkdir_link);
 	bpf_link__destroy(s->flush_link);
-	if (s->perf_fds && s->own_fds)
-		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
-			if (s->perf_fds[i] >= 0)
-				close(s->perf_fds[i]);
+	for (i = 0; s->perf_fds && i < s->nr_events * s->nr_cpus; i++)
+		if (s->events[i / s->nr_cpus].own && s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
 	free(s->perf_fds);
 	if (s->records)
 		munmap((void *)s->records, s->records_len);

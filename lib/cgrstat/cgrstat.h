@@ -64,9 +64,11 @@ struct cgrstat_opts {
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
 };
 
-/* events: comma-separated perf event names (cpu-clock, task-clock,
+/* events: comma-separated events as perf stat -e takes them, parsed by
+ * lib/cgutil (cgutil_parse_event()): perf's names (cpu-clock, task-clock,
  * context-switches, cpu-migrations, page-faults, minor-faults,
- * major-faults, cgroup-switches, cycles, instructions, ...). */
+ * major-faults, cgroup-switches, cycles, instructions, ...), a PMU's
+ * "pmu/term=value/", a raw "rNNN", libpfm4's names, with :u/:k/:h. */
 struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
 			     char *err, size_t err_len);
 
@@ -75,14 +77,18 @@ struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts
  * parser): one per event, cpu-wide on every cpu (pid -1, no cgroup),
  * with read_format PERF_FORMAT_TOTAL_TIME_ENABLED |
  * PERF_FORMAT_TOTAL_TIME_RUNNING.  The fds stay the caller's: close them
- * after cgrstat_close().
+ * after cgrstat_close().  A counter without fds (NULL) is opened by the
+ * session on every cpu, from @attr (NULL: @type and @config), and closed
+ * by cgrstat_close(): cgrstat_open() hands its parsed events over so.
  */
+struct perf_event_attr;
 struct cgrstat_counter {
 	const char *name;	/* for the text readers */
 	uint32_t type;		/* perf_event_attr.type and .config: the events */
 	uint64_t config;	/* a context switch counts (context-switches...) */
 	const int *fds;		/* fds[cpu] for cpu < nr_cpus, -1 where none */
 	int nr_cpus;
+	const struct perf_event_attr *attr;	/* without fds: what to open */
 };
 struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
 				      const struct cgrstat_opts *opts, char *err, size_t err_len);

@@ -1067,6 +1067,42 @@ TEST_F(cg, churn)
 		EXPECT_TRUE(REL_CLOSE(clock, classic_ns, 5)) TH_LOG("churn vs classic perf events");
 }
 
+/*
+ * cgrstat_open() takes events as perf stat -e does (lib/cgutil): the
+ * software PMU's "software/config=3/" is context-switches and
+ * "software/config=11/" cgroup-switches, each exact against the worker's
+ * own nvcsw + nivcsw.
+ */
+TEST(pmu_term_events)
+{
+	struct worker w = { .pid = 0 };
+	struct cgrstat_record rec;
+	long long truth;
+	char err[1024], p[4200];
+	struct cgrstat *s;
+
+	s = cgrstat_open("software/config=3/,software/config=11/", NULL, err, sizeof(err));
+	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", err);
+	ASSERT_NE(NULL, s) TH_LOG("%s", err);
+	EXPECT_STREQ("software/config=3/", cgrstat_event_name(s, 0));
+	snprintf(test_root, sizeof(test_root), "%s/cgrstat-pmu-%d", cgrstat_cgroup_root(s),
+		 getpid());
+	ASSERT_EQ(0, mkdir(test_root, 0755));
+	ASSERT_EQ(0, cg_create("w"));
+	ASSERT_EQ(0, worker_start(&w, "w"));
+	ASSERT_EQ(0, worker_ping(&w, 20));
+	truth = worker_quiesce(&w);
+	ASSERT_LT(0, truth);
+	cg_path(p, sizeof(p), "w");
+	ASSERT_EQ(0, cgrstat_read_cgroup(s, p, &rec)) TH_LOG("%s", cgrstat_errmsg(s));
+	EXPECT_EQ(truth, (long long)rec.values[0].counter);
+	EXPECT_EQ(truth, (long long)rec.values[1].counter);
+	worker_stop(&w);
+	cgrstat_close(s);
+	remove_tree(test_root);
+}
+
 /* ---- bad input ---- */
 
 TEST(unknown_event)
