@@ -117,10 +117,8 @@ static int pin_all(struct cgrstat *s, const struct cgrstat_record *recs, size_t 
 		const char *path = name_of(recs[i].cgroup_id);
 
 		snprintf(pin, sizeof(pin), "%s/%llu", dir, (unsigned long long)recs[i].cgroup_id);
-		if (cgrstat_pin_text(s, path, pin)) {
-			fprintf(stderr, "cgrstat: %s\n", cgrstat_errmsg(s));
-			return -1;
-		}
+		if (cgrstat_pin_text(s, path, pin))
+			return -1;	/* libcgrstat printed why */
 		printf("%s %s\n", pin, path);
 	}
 	fflush(stdout);
@@ -144,7 +142,7 @@ int main(int argc, char **argv)
 	const char *events = NULL, *subtree = "", *pin_dir = NULL;
 	struct cgrstat_record *recs = NULL;
 	int opt, ret = 0, seconds = -1;
-	char err[1024], top[4096];
+	char top[4096];
 	struct cgrstat *s;
 	size_t nr;
 
@@ -166,17 +164,12 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : CLI_EXIT_USAGE;
 		}
 	}
-	s = cgrstat_open(events, NULL, err, sizeof(err));
+	/* libcgrstat prints why it fails, and what this kernel cannot do */
+	s = cgrstat_open(events, NULL);
 	if (!s) {
 		/* EINVAL: the library refused the command line (an unknown event) */
-		ret = errno == EINVAL ? CLI_EXIT_USAGE : 1;
-		fprintf(stderr, "cgrstat: %s\n", err);
-		if (ret == CLI_EXIT_USAGE)
-			cli_usage_hint("cgrstat");
-		return ret;
+		return errno == EINVAL ? cli_usage_hint("cgrstat") : 1;
 	}
-	if (cgrstat_warning(s))
-		fprintf(stderr, "cgrstat: warning: %s\n", cgrstat_warning(s));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "cgrstat: counting\n");
@@ -199,7 +192,8 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (ret < 0 || cgrstat_read_subtree(s, subtree, &recs, &nr)) {
-		fprintf(stderr, "cgrstat: %s\n", ret < 0 ? strerror(-ret) : cgrstat_errmsg(s));
+		if (ret < 0)
+			fprintf(stderr, "cgrstat: %s\n", strerror(-ret));
 		free_names();
 		cgrstat_close(s);
 		return 1;
@@ -210,10 +204,8 @@ int main(int argc, char **argv)
 	if (nftw(top, add_name, 64, FTW_PHYS))
 		fprintf(stderr, "cgrstat: cannot walk %s: %s\n", top, strerror(errno));
 	report(s, recs, nr);
-	if (cgrstat_check_overflow(s)) {
-		fprintf(stderr, "cgrstat: error: %s\n", cgrstat_errmsg(s));
+	if (cgrstat_check_overflow(s))	/* printed as an error by libcgrstat */
 		ret = ret ? ret : 1;
-	}
 	if (getenv("CGRSTAT_DEBUG")) {
 		struct cgrstat_stats st;
 

@@ -35,6 +35,14 @@
 #define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
 #define MAX_LEVELS 32		/* CGRSTAT_MAX_LEVELS of the BPF program */
 
+/* A record as the BPF program writes it (struct cgrstat_record there). */
+struct raw_record {
+	uint64_t cgroup_id;
+	uint32_t level;
+	uint32_t nr_events;
+	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
+};
+
 struct event_desc {
 	const char *name;
 	__u32 type;
@@ -56,13 +64,60 @@ struct cgrstat {
 	struct bpf_link *mkdir_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
 	uint32_t max_records;
-	const struct cgrstat_record *records;	/* the records map, mmap()ed */
+	const struct raw_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
 	char root[PATH_MAX];
 	char err[512];
-	char warning[256];
 };
 
+uint32_t cgrstat_major_version(void)
+{
+	return CGRSTAT_MAJOR_VERSION;
+}
+
+uint32_t cgrstat_minor_version(void)
+{
+	return CGRSTAT_MINOR_VERSION;
+}
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+const char *cgrstat_version_string(void)
+{
+	return "v" XSTR(CGRSTAT_MAJOR_VERSION) "." XSTR(CGRSTAT_MINOR_VERSION) "."
+	       XSTR(CGRSTAT_PATCH_VERSION);
+}
+
+static int default_print(enum cgrstat_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGRSTAT_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static cgrstat_print_fn_t print_fn = default_print;
+
+cgrstat_print_fn_t cgrstat_set_print(cgrstat_print_fn_t fn)
+{
+	return __atomic_exchange_n(&print_fn, fn, __ATOMIC_SEQ_CST);
+}
+
+void cgrstat__print(enum cgrstat_print_level level, const char *fmt, ...)
+{
+	cgrstat_print_fn_t fn = __atomic_load_n(&print_fn, __ATOMIC_SEQ_CST);
+	int saved = errno;
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	fn(level, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+/* Format the message into @buf (the session's) and print it. */
 static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -70,15 +125,39 @@ static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (buf && len) {
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	cgrstat__print(CGRSTAT_WARN, "libcgrstat: %s\n", buf);
 	return -abs(errnum);
 }
 
 #define S_ERR(s, e, ...) set_err((s)->err, sizeof((s)->err), (e), __VA_ARGS__)
+
+#define offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+/* a field the caller's (older, smaller) struct has, as libbpf's OPTS_GET */
+#define OPTS_GET(opts, field, fallback)						\
+	((opts) && (opts)->sz >= offsetofend(struct cgrstat_opts, field) ?	\
+	 (opts)->field : (fallback))
+
+/* 0, -EINVAL (sz too small to be a size), -E2BIG (unknown non-zero tail) */
+static int opts_valid(struct cgrstat *s, const struct cgrstat_opts *opts)
+{
+	const char *p = (const char *)opts;
+	size_t i;
+
+	if (!opts)
+		return 0;
+	if (opts->sz < sizeof(size_t))
+		return S_ERR(s, EINVAL, "cgrstat_opts.sz is %zu: set it to sizeof(struct "
+			     "cgrstat_opts) (CGRSTAT_OPTS does)", opts->sz);
+	for (i = sizeof(*opts); i < opts->sz; i++)
+		if (p[i])
+			return S_ERR(s, E2BIG, "cgrstat_opts has a field at byte %zu that "
+				     "libcgrstat %s does not know: built against a newer "
+				     "header?", i, cgrstat_version_string());
+	return 0;
+}
 
 static void add_event(struct cgrstat *s, const struct cgrstat_counter *c)
 {
@@ -283,14 +362,14 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 }
 
 /* The BPF side lays out records[] the same way (array values are 8-byte aligned). */
-_Static_assert(sizeof(struct cgrstat_record) == 208, "record layout changed");
+_Static_assert(sizeof(struct raw_record) == 208, "record layout changed");
 
 static int map_records(struct cgrstat *s)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	s->records_len = ((size_t)s->max_records * sizeof(struct cgrstat_record) + page - 1) /
+	s->records_len = ((size_t)s->max_records * sizeof(struct raw_record) + page - 1) /
 			 page * page;
 	p = mmap(NULL, s->records_len, PROT_READ, MAP_SHARED,
 		 bpf_map__fd(s->skel->maps.records), 0);
@@ -409,15 +488,14 @@ static int load_error(struct cgrstat *s, int err, const char *hook)
  */
 static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 {
-	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups :
-			       default_max_cgroups(s);
-	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
+	uint32_t max_cgroups = OPTS_GET(opts, max_cgroups, 0) ?: default_max_cgroups(s);
+	const char *hook = OPTS_GET(opts, flush_hook, NULL) ?: DEFAULT_FLUSH_HOOK;
 	struct kernel_features kf = { 0 };
 	bool move_hook;
 	int err;
 
-	s->max_records = opts && opts->max_records ? opts->max_records :
-			 max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS;
+	s->max_records = OPTS_GET(opts, max_records, 0) ?:
+			 (max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS);
 	err = check_kernel(s, hook, &kf);
 	if (err)
 		return err;
@@ -437,9 +515,9 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	if (err)
 		return load_error(s, err, hook);
 	if (!move_hook)
-		snprintf(s->warning, sizeof(s->warning), "no hook on css_set_move_task (%s): a "
+		cgrstat__print(CGRSTAT_INFO, "libcgrstat: no hook on css_set_move_task (%s): a "
 			 "running task that moves itself to another cgroup is charged to the new "
-			 "one from its last context switch",
+			 "one from its last context switch\n",
 			 kf.move_hook ? "the kernel refused the program" :
 			 "inlined in this kernel");
 	return 0;
@@ -509,22 +587,24 @@ static int attach_bpf(struct cgrstat *s)
 }
 
 struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr_counters,
-				      const struct cgrstat_opts *opts, char *err, size_t err_len)
+				      const struct cgrstat_opts *opts)
 {
 	struct cgrstat *s = calloc(1, sizeof(*s));
 	int ret;
 
 	if (!s) {
-		set_err(err, err_len, ENOMEM, "out of memory");
+		cgrstat__print(CGRSTAT_WARN, "libcgrstat: out of memory\n");
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->nr_cpus = libbpf_num_possible_cpus();
-	ret = s->nr_cpus < 0 ? S_ERR(s, -s->nr_cpus, "cannot count cpus") : 0;
+	ret = opts_valid(s, opts);
+	if (!ret && s->nr_cpus < 0)
+		ret = S_ERR(s, -s->nr_cpus, "cannot count cpus");
 	if (!ret)
 		ret = take_counters(s, counters, nr_counters);
 	if (!ret)
-		ret = find_cgroup2_root(s, opts ? opts->cgroup_root : NULL);
+		ret = find_cgroup2_root(s, OPTS_GET(opts, cgroup_root, NULL));
 	if (!ret)
 		ret = load_bpf(s, opts);
 	if (!ret)
@@ -534,7 +614,6 @@ struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, in
 	if (!ret)
 		ret = attach_bpf(s);
 	if (ret) {
-		set_err(err, err_len, ret, "%s", s->err);
 		cgrstat_close(s);
 		errno = -ret;
 		return NULL;
@@ -561,16 +640,6 @@ void cgrstat_close(struct cgrstat *s)
 		munmap((void *)s->records, s->records_len);
 	rstat_counters__destroy(s->skel);
 	free(s);
-}
-
-const char *cgrstat_errmsg(const struct cgrstat *s)
-{
-	return s->err;
-}
-
-const char *cgrstat_warning(const struct cgrstat *s)
-{
-	return s->warning[0] ? s->warning : NULL;
 }
 
 int cgrstat_nr_events(const struct cgrstat *s)
@@ -687,9 +756,12 @@ out:
 	return ret;
 }
 
+/* The records into one block: n records, then their values. */
 static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr)
 {
-	uint32_t n = s->skel->bss->nr_records;
+	uint32_t n = s->skel->bss->nr_records, i;
+	size_t nv = s->nr_events;
+	struct cgrstat_value *values;
 	struct cgrstat_record *out;
 
 	if (s->skel->bss->records_dropped)
@@ -698,10 +770,19 @@ static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t
 	if (n > s->max_records)
 		return S_ERR(s, EIO, "the reader returned %u records for %u slots", n,
 			     s->max_records);
-	out = malloc((n ? n : 1) * sizeof(*out));
+	out = malloc((n ? n : 1) * (sizeof(*out) + nv * sizeof(*values)));
 	if (!out)
 		return S_ERR(s, ENOMEM, "out of memory");
-	memcpy(out, s->records, n * sizeof(*out));
+	values = (struct cgrstat_value *)(out + n);
+	for (i = 0; i < n; i++) {
+		out[i] = (struct cgrstat_record){
+			.cgroup_id = s->records[i].cgroup_id,
+			.level = s->records[i].level,
+			.nr_events = nv,
+			.values = values + i * nv,
+		};
+		memcpy(out[i].values, s->records[i].values, nv * sizeof(*values));
+	}
 	*recs = out;
 	*nr = n;
 	return 0;
@@ -718,31 +799,37 @@ static int read_records(struct cgrstat *s, const char *path, uint64_t id,
 	return ret ? ret : fetch_records(s, recs, nr);
 }
 
-static int read_one(struct cgrstat *s, const char *path, uint64_t id, struct cgrstat_record *rec)
+static int read_one(struct cgrstat *s, const char *path, uint64_t id,
+		    struct cgrstat_value *values, size_t nr_values)
 {
 	struct cgrstat_record *recs = NULL;
 	size_t nr = 0;
 	int ret;
 
+	if (nr_values < (size_t)s->nr_events)
+		return S_ERR(s, ENOSPC, "room for %zu values, the session counts %d events",
+			     nr_values, s->nr_events);
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
 	if (ret)
 		return ret;
 	if (nr != 1)
 		ret = S_ERR(s, EIO, "iterator returned %zu records for one cgroup", nr);
 	else
-		*rec = recs[0];
+		memcpy(values, recs[0].values, s->nr_events * sizeof(*values));
 	free(recs);
 	return ret;
 }
 
-int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_record *rec)
+int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_value *values,
+			size_t nr_values)
 {
-	return read_one(s, path ? path : "", 0, rec);
+	return read_one(s, path ? path : "", 0, values, nr_values);
 }
 
-int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_record *rec)
+int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_value *values,
+			   size_t nr_values)
 {
-	return read_one(s, NULL, id, rec);
+	return read_one(s, NULL, id, values, nr_values);
 }
 
 int cgrstat_read_subtree(struct cgrstat *s, const char *path,
@@ -831,18 +918,32 @@ static uint64_t charged_switches(const struct cgrstat *s)
 	return words[CGRSTAT_MAX_EVENTS * 3] / 2;
 }
 
-/* struct cgrstat_overflow: values[], slot_charges, total_losses */
+/* struct cgrstat_overflow: values[], slot_charges, total_losses (summed
+ * over the cpus into @words; zeros if it cannot be read) */
+#define OVERFLOW_WORDS (CGRSTAT_MAX_EVENTS * 3 + 2)
+static void read_overflow(const struct cgrstat *s, uint64_t words[OVERFLOW_WORDS])
+{
+	if (sum_percpu(s, s->skel->maps.overflow, words, OVERFLOW_WORDS))
+		memset(words, 0, OVERFLOW_WORDS * sizeof(*words));
+}
+
 static void overflow_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
-	uint64_t words[CGRSTAT_MAX_EVENTS * 3 + 2];
-	int i;
+	uint64_t words[OVERFLOW_WORDS];
 
-	if (sum_percpu(s, s->skel->maps.overflow, words, CGRSTAT_MAX_EVENTS * 3 + 2))
-		return;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
-		st->unattributed[i] = words[i * 3];
+	read_overflow(s, words);
 	st->unattributed_charges = words[CGRSTAT_MAX_EVENTS * 3];
 	st->lost_flushes = words[CGRSTAT_MAX_EVENTS * 3 + 1];
+}
+
+void cgrstat_unattributed(const struct cgrstat *s, uint64_t *counts, size_t nr)
+{
+	uint64_t words[OVERFLOW_WORDS];
+	size_t i;
+
+	read_overflow(s, words);
+	for (i = 0; i < nr; i++)
+		counts[i] = i < (size_t)s->nr_events ? words[i * 3] : 0;
 }
 
 static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint64_t *ns)
@@ -893,6 +994,7 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 
 int cgrstat_check_overflow(struct cgrstat *s)
 {
+	uint64_t unattributed[CGRSTAT_MAX_EVENTS];
 	struct cgrstat_stats st;
 	char vals[256] = "";
 	size_t len = 0;
@@ -901,9 +1003,10 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	cgrstat_get_stats(s, &st);
 	if (!st.unattributed_charges && !st.lost_flushes && !st.dead_lost)
 		return 0;
+	cgrstat_unattributed(s, unattributed, CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
-				s->events[i].name, (unsigned long long)st.unattributed[i]);
+				s->events[i].name, (unsigned long long)unattributed[i]);
 	return S_ERR(s, ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
 		     "found no cgroup slot and %llu flushes no total, %llu released cgroups "
 		     "were not tracked; counts not attributed to any cgroup: %s (raise "

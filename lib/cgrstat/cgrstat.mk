@@ -2,6 +2,9 @@
 #
 #   $(CGRSTAT_LIB)      libcgrstat.a, API in lib/cgrstat/cgrstat.h; its BPF
 #                       program is lib/cgrstat/rstat_counters.bpf.c
+#   $(CGRSTAT_LIB_SO)   libcgrstat.so.X.Y.Z (soname libcgrstat.so.X): exports
+#                       what libcgrstat.map lists, libbpf and cgutil inside
+#                       (libcgcount's convention, lib/README.md)
 #   CGRSTAT_CFLAGS / CGRSTAT_LDLIBS   to build a program against the library
 #                       (with lib/cgutil, which parses cgrstat_open()'s events
 #                       and finds the cgroup2 mount)
@@ -14,6 +17,12 @@
 CGRSTAT_DIR := lib/cgrstat
 CGRSTAT_OUT := $(BUILD)/bpf
 CGRSTAT_LIB := $(CGRSTAT_OUT)/libcgrstat.a
+# x.y.z from CGRSTAT_{MAJOR,MINOR,PATCH}_VERSION in the header
+CGRSTAT_VERSION := $(shell awk '/^\#define CGRSTAT_(MAJOR|MINOR|PATCH)_VERSION/ \
+		{ printf "%s%s", sep, $$3; sep = "." }' $(CGRSTAT_DIR)/cgrstat.h)
+CGRSTAT_SONAME := libcgrstat.so.$(firstword $(subst ., ,$(CGRSTAT_VERSION)))
+CGRSTAT_MAP := $(CGRSTAT_DIR)/libcgrstat.map
+CGRSTAT_LIB_SO := $(CGRSTAT_OUT)/libcgrstat.so.$(CGRSTAT_VERSION)
 CGRSTAT_SKEL := $(CGRSTAT_OUT)/rstat_counters.skel.h
 CGRSTAT_NAMES := cgrstat cgrstat_events
 CGRSTAT_SRCS := $(patsubst %,$(CGRSTAT_DIR)/%.c,$(CGRSTAT_NAMES))
@@ -35,5 +44,21 @@ $(CGRSTAT_LIB): $(CGRSTAT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+# The shared library: position independent, hidden but what cgrstat.h marks
+# CGRSTAT_API, exported at the version script's node.
+CGRSTAT_PIC_OBJS := $(patsubst %,$(CGRSTAT_OUT)/pic/%.o,$(CGRSTAT_NAMES))
+$(CGRSTAT_PIC_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h \
+		lib/cgutil/cgutil.h $(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) -c $< -o $@
+
+$(CGRSTAT_LIB_SO): $(CGRSTAT_PIC_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(CGRSTAT_MAP)
+	$(CC) -shared -Wl,-soname,$(CGRSTAT_SONAME) -Wl,--version-script=$(CGRSTAT_MAP) \
+		-Wl,-z,defs -o $@ $(CGRSTAT_PIC_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
+		$(CGUTIL_LDLIBS)
+	@ln -sf $(notdir $@) $(CGRSTAT_OUT)/$(CGRSTAT_SONAME)
+
 .PHONY: cgrstat
-cgrstat: bpf-tools $(CGRSTAT_LIB) $(BUILD)/bin/cgrstat
+cgrstat: bpf-tools $(CGRSTAT_LIB) $(CGRSTAT_LIB_SO) $(BUILD)/bin/cgrstat
+
+GUEST_BINS += $(CGRSTAT_LIB_SO)

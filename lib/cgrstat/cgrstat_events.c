@@ -84,8 +84,7 @@ static int parse_events(struct parsed_events *p, const char *list, char *err, si
 	return ret;
 }
 
-struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
-			     char *err, size_t err_len)
+struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts)
 {
 	struct parsed_events *p = calloc(1, sizeof(*p));
 	struct cgrstat *s = NULL;
@@ -93,17 +92,17 @@ struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts
 	int ret;
 
 	if (!p) {
-		snprintf(err, err_len, "out of memory");
+		cgrstat__print(CGRSTAT_WARN, "libcgrstat: out of memory\n");
 		errno = ENOMEM;
 		return NULL;
 	}
 	ret = parse_events(p, events, msg, sizeof(msg));
 	if (!ret) {
 		libbpf_set_print(silent_print);
-		s = cgrstat_open_counters(p->counters, p->nr, opts, err, err_len);
+		s = cgrstat_open_counters(p->counters, p->nr, opts);
 		ret = s ? 0 : -errno;
-	} else if (err && err_len) {
-		snprintf(err, err_len, "%s", msg);
+	} else {
+		cgrstat__print(CGRSTAT_WARN, "libcgrstat: %s\n", msg);
 	}
 	free(p);
 	if (ret)
