@@ -58,7 +58,7 @@ $(DEPS_STAMP): scripts/deps.sh
 include scripts/bpf-toolchain.mk
 include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
-tests: deps kernel $(GUEST_BINS) $(HOST_TESTS)
+tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait
 
 check: tests
 	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BZIMAGE) $(if $(K),--kernels $(K)) $(T)

@@ -1,9 +1,15 @@
 #!/bin/bash
 # Build a patched test kernel.
 #
-#   scripts/build-kernel.sh [--linux 6.12|7.3] [default|debug|bench|source]
+#   scripts/build-kernel.sh [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|source]
 #
 # ("source" stops after step 2: the patched tree, for porting a patch.)
+# --background runs all of it in the background, output in
+# build/kernel-<linux>-<variant>.log, and returns at once; --wait waits for
+# that build (nothing to do if none was started), prints its output and
+# exits with its status. `make tests` builds the 7.3 kernel so, while the
+# programs build: on two cores the programs' serial compiles and the
+# kernel's serial link steps fill each other's idle cpu.
 #
 # Two kernels, each from its own Debian source package and series:
 #   6.12 (default)  linux-source-6.12 (bookworm, installed by `make deps`)
@@ -41,6 +47,8 @@ LINUX=6.12
 if [ "${1:-}" = --linux ]; then
 	LINUX=${2:?--linux needs 6.12 or 7.3}; shift 2
 fi
+MODE=
+case ${1:-} in --background|--wait) MODE=$1; shift ;; esac
 VARIANT=${1:-default}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$ROOT/build
@@ -72,7 +80,7 @@ debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/bzImage$SUFFIX-debug
 bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/bzImage$SUFFIX-bench
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment") ;;
 source) ;;
-*) echo "usage: $0 [--linux 6.12|7.3] [default|debug|bench|source]" >&2; exit 2 ;;
+*) echo "usage: $0 [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|source]" >&2; exit 2 ;;
 esac
 if [ -n "$DEVTREE" ]; then
 	OBJ=$OBJ-$DEVTREE; IMAGE=$IMAGE-$DEVTREE; HEADERS=$HEADERS-$DEVTREE
@@ -80,6 +88,33 @@ fi
 
 log() { echo "  KERNEL  $*"; }
 die() { echo "error: $*" >&2; exit 1; }
+
+# The state of a background build: its pid, its output, its exit status.
+BG=$BUILD/kernel-$LINUX-$VARIANT
+start_background() {
+	mkdir -p "$BUILD"
+	rm -f "$BG.rc"
+	log "Linux $LINUX ($VARIANT) builds in the background (output: ${BG#"$ROOT"/}.log)"
+	setsid bash -c '"$@" >"$0.log" 2>&1; echo $? >"$0.rc"' "$BG" \
+		"$0" --linux "$LINUX" "$VARIANT" </dev/null >/dev/null 2>&1 &
+	echo $! >"$BG.pid"
+}
+
+wait_background() {
+	local pid status
+	[ -f "$BG.pid" ] || return 0
+	pid=$(cat "$BG.pid")
+	while [ ! -f "$BG.rc" ] && kill -0 "$pid" 2>/dev/null; do sleep 1; done
+	cat "$BG.log" 2>/dev/null
+	status=$(cat "$BG.rc" 2>/dev/null || echo 1)
+	rm -f "$BG.pid" "$BG.rc"
+	[ "$status" = 0 ] || die "the background build of Linux $LINUX ($VARIANT) failed (exit $status)"
+}
+
+case $MODE in
+--background) start_background; exit 0 ;;
+--wait) wait_background; exit 0 ;;
+esac
 
 # fetch_source: the tarball of a backports kernel, from the .deb that
 # scripts/fetch-kernels.sh downloads once into build/debs (a private apt
