@@ -4,8 +4,9 @@
 # Make WORKTREE a git worktree of the kernel tree SRC (its HEAD: Linux 6.12
 # with the kernel series applied) with perf/patches/series applied
 # on top (git apply --cached, patch by patch), and libcgrstat's program and
-# loader copied into tools/perf (CGRSTAT_COPIES: perf's rstat backend runs
-# the library's own, byte for byte; tests/perf-stat/cgrstat-copies.sh).  Recreated only when SRC's HEAD or a perf patch
+# loader, with the cgroup helpers of lib/cgutil the loader uses, copied into
+# tools/perf (CGRSTAT_COPIES: perf's rstat backend runs the library's own,
+# byte for byte; tests/perf-stat/cgrstat-copies.sh).  Recreated only when SRC's HEAD or a perf patch
 # changed (key in WORKTREE/.perf-patches-applied); perf's own make then
 # rebuilds what changed.  Fails naming the patch that does not apply.
 set -euo pipefail
@@ -13,13 +14,15 @@ set -euo pipefail
 SRC=$(realpath "$1")
 WT=$2
 PATCHDIR=$(cd "$(dirname "$0")" && pwd)/patches
-CGRSTAT_DIR=$(cd "$(dirname "$0")/../lib/cgrstat" && pwd)
-# lib/cgrstat file -> its path in the kernel tree
+LIB_DIR=$(cd "$(dirname "$0")/../lib" && pwd)
+# file of lib/ -> its path in the kernel tree
 CGRSTAT_COPIES=(
-	"rstat_counters.bpf.c tools/perf/util/bpf_skel/rstat_counters.bpf.c"
-	"rstat_kfuncs.bpf.h tools/perf/util/bpf_skel/rstat_kfuncs.bpf.h"
-	"cgrstat.c tools/perf/util/cgrstat.c"
-	"cgrstat.h tools/perf/util/cgrstat.h"
+	"cgrstat/rstat_counters.bpf.c tools/perf/util/bpf_skel/rstat_counters.bpf.c"
+	"cgrstat/rstat_kfuncs.bpf.h tools/perf/util/bpf_skel/rstat_kfuncs.bpf.h"
+	"cgrstat/cgrstat.c tools/perf/util/cgrstat.c"
+	"cgrstat/cgrstat.h tools/perf/util/cgrstat.h"
+	"cgutil/cgroup.c tools/perf/util/cgutil.c"
+	"cgutil/cgutil.h tools/perf/util/cgutil.h"
 )
 STAMP=$WT/.perf-patches-applied
 
@@ -34,7 +37,7 @@ want_key() {
 		git -C "$SRC" rev-parse HEAD
 		cat "$PATCHDIR/series"
 		series_patches | while read -r p; do cat "$PATCHDIR/$p"; done
-		for c in "${CGRSTAT_COPIES[@]}"; do cat "$CGRSTAT_DIR/${c%% *}"; done
+		for c in "${CGRSTAT_COPIES[@]}"; do cat "$LIB_DIR/${c%% *}"; done
 	} | sha256sum | cut -d' ' -f1
 }
 
@@ -61,10 +64,10 @@ for p in $(series_patches); do
 	echo "  PERF    applied $p"
 done
 for c in "${CGRSTAT_COPIES[@]}"; do
-	blob=$(git -C "$SRC" hash-object -w "$CGRSTAT_DIR/${c%% *}")
+	blob=$(git -C "$SRC" hash-object -w "$LIB_DIR/${c%% *}")
 	GIT_INDEX_FILE=$index git -C "$SRC" update-index --add --cacheinfo "100644,$blob,${c#* }"
 done
-echo "  PERF    copied lib/cgrstat's program and loader into tools/perf"
+echo "  PERF    copied lib/cgrstat's program and loader (and lib/cgutil's cgroup helpers) into tools/perf"
 tree=$(GIT_INDEX_FILE=$index git -C "$SRC" write-tree)
 commit=$(git -C "$SRC" -c user.name="linux-multicgroup build" -c user.email=build@localhost \
 	commit-tree "$tree" -p "$base" -m "perf/patches/series")

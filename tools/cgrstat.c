@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "cgrstat.h"
+#include "cgutil.h"
 #include "cli.h"
 
 static const char *usage_text =
@@ -40,7 +41,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* cgroup id (inode) -> path, for the report */
+/* cgroup id -> path, for the report */
 struct cg_name {
 	uint64_t id;
 	char *path;
@@ -53,6 +54,7 @@ static size_t root_len;
 static int add_name(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
+	(void)st;
 	if (type != FTW_D)
 		return 0;
 	if (nr_names == cap_names) {
@@ -63,7 +65,8 @@ static int add_name(const char *path, const struct stat *st, int type, struct FT
 		names = n;
 		cap_names = cap_names * 2 + 64;
 	}
-	names[nr_names].id = st->st_ino;
+	if (cgutil_cgroup_id(path, &names[nr_names].id))
+		return 0;	/* removed meanwhile */
 	names[nr_names].path = strdup(strlen(path) > root_len ? path + root_len : "/");
 	nr_names++;
 	return 0;
@@ -114,10 +117,8 @@ static int pin_all(struct cgrstat *s, const struct cgrstat_record *recs, size_t 
 		const char *path = name_of(recs[i].cgroup_id);
 
 		snprintf(pin, sizeof(pin), "%s/%llu", dir, (unsigned long long)recs[i].cgroup_id);
-		if (cgrstat_pin_text(s, path, pin)) {
-			fprintf(stderr, "cgrstat: %s\n", cgrstat_errmsg(s));
-			return -1;
-		}
+		if (cgrstat_pin_text(s, path, pin))
+			return -1;	/* libcgrstat printed why */
 		printf("%s %s\n", pin, path);
 	}
 	fflush(stdout);
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
 	const char *events = NULL, *subtree = "", *pin_dir = NULL;
 	struct cgrstat_record *recs = NULL;
 	int opt, ret = 0, seconds = -1;
-	char err[512], top[4096];
+	char top[4096];
 	struct cgrstat *s;
 	size_t nr;
 
@@ -163,13 +164,12 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : CLI_EXIT_USAGE;
 		}
 	}
-	s = cgrstat_open(events, NULL, err, sizeof(err));
+	/* libcgrstat prints why it fails, and what this kernel cannot do */
+	s = cgrstat_open(events, NULL);
 	if (!s) {
-		fprintf(stderr, "cgrstat: %s\n", err);
-		return 1;
+		/* EINVAL: the library refused the command line (an unknown event) */
+		return errno == EINVAL ? cli_usage_hint("cgrstat") : 1;
 	}
-	if (cgrstat_warning(s))
-		fprintf(stderr, "cgrstat: warning: %s\n", cgrstat_warning(s));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	fprintf(stderr, "cgrstat: counting\n");
@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 			pause();
 	}
 	if (ret < 0 || cgrstat_read_subtree(s, subtree, &recs, &nr)) {
-		fprintf(stderr, "cgrstat: %s\n", ret < 0 ? strerror(-ret) : cgrstat_errmsg(s));
+		if (ret < 0)
+			fprintf(stderr, "cgrstat: %s\n", strerror(-ret));
 		free_names();
 		cgrstat_close(s);
 		return 1;
@@ -203,10 +204,8 @@ int main(int argc, char **argv)
 	if (nftw(top, add_name, 64, FTW_PHYS))
 		fprintf(stderr, "cgrstat: cannot walk %s: %s\n", top, strerror(errno));
 	report(s, recs, nr);
-	if (cgrstat_check_overflow(s)) {
-		fprintf(stderr, "cgrstat: error: %s\n", cgrstat_errmsg(s));
+	if (cgrstat_check_overflow(s))	/* printed as an error by libcgrstat */
 		ret = ret ? ret : 1;
-	}
 	if (getenv("CGRSTAT_DEBUG")) {
 		struct cgrstat_stats st;
 

@@ -28,7 +28,8 @@ $(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SR
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) -lm -pthread -o $@
 
-$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $(LIBBPF_A)
+$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) \
+		$$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
 

@@ -48,25 +48,50 @@ static int may_load_bpf(void)
 	return cap_effective(d, CAP_BPF) && cap_effective(d, CAP_PERFMON);
 }
 
+/* libcgrstat's last failure in this thread, without its prefix and newline */
+static __thread char rstat_msg[CGC_MSG_LEN];
+
+/*
+ * libcgrstat's messages: its failures are reported by this backend with
+ * the message kept here (cgc_err, which says which backend), what the
+ * kernel cannot do goes on at CGCOUNT_INFO.  (libcgcount bundles its own
+ * libcgrstat: this print function is this copy's alone.)
+ */
+static int rstat_print(enum cgrstat_print_level level, const char *fmt, va_list ap)
+{
+	char msg[CGC_MSG_LEN];
+	const char *text = msg;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level != CGRSTAT_WARN) {
+		cgc_print(level == CGRSTAT_INFO ? CGCOUNT_INFO : CGCOUNT_DEBUG, "%s", msg);
+		return 0;
+	}
+	if (!strncmp(text, "libcgrstat: ", 12))
+		text += 12;
+	snprintf(rstat_msg, sizeof(rstat_msg), "%.*s", (int)strcspn(text, "\n"), text);
+	return 0;
+}
+
 static int rstat_open(struct cgcount *s)
 {
 	/* max_records: one read returns every tracked cgroup */
-	struct cgrstat_opts opts = { .sz = sizeof(opts), .cgroup_root = s->root,
-				     .max_cgroups = s->max_cgroups,
-				     .max_records = s->max_cgroups };
-	char names[CGC_MAX_EVENTS * 32] = "", err[256];
+	CGRSTAT_OPTS(cgrstat_opts, opts, .cgroup_root = s->root, .max_cgroups = s->max_cgroups,
+		     .max_records = s->max_cgroups);
+	char names[CGC_MAX_EVENTS * 32] = "";
 	int i;
 
+	cgrstat_set_print(rstat_print);
 	for (i = 0; i < s->nr_events; i++) {
 		strncat(names, i ? "," : "", sizeof(names) - strlen(names) - 1);
 		strncat(names, s->events[i].name, sizeof(names) - strlen(names) - 1);
 	}
-	s->rstat = cgrstat_open(names, &opts, err, sizeof(err));
+	s->rstat = cgrstat_open(names, &opts);
 	if (!s->rstat && !may_load_bpf())
 		return cgc_err(EPERM, "rstat backend: permission denied: run as root (with "
-			       "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) (%s)", err);
+			       "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) (%s)", rstat_msg);
 	if (!s->rstat)
-		return cgc_err(EOPNOTSUPP, "rstat backend not available: %s", err);
+		return cgc_err(EOPNOTSUPP, "rstat backend not available: %s", rstat_msg);
 	return 0;
 }
 
@@ -76,14 +101,13 @@ static void rstat_close(struct cgcount *s)
 	s->rstat = NULL;
 }
 
-static void record_values(struct cgcount *s, const struct cgrstat_record *rec,
+static void record_values(struct cgcount *s, const struct cgrstat_value *v,
 			  struct cgcount_value *out)
 {
 	int e;
 
 	for (e = 0; e < s->nr_events; e++)
-		out[e] = (struct cgcount_value){ rec->values[e].counter, rec->values[e].enabled,
-						 rec->values[e].running };
+		out[e] = (struct cgcount_value){ v[e].counter, v[e].enabled, v[e].running };
 }
 
 /*
@@ -94,18 +118,18 @@ static void record_values(struct cgcount *s, const struct cgrstat_record *rec,
 static int check_overflow(struct cgcount *s)
 {
 	if (cgrstat_check_overflow(rs(s)))
-		return cgc_err(ENOSPC, "rstat backend: %s", cgrstat_errmsg(rs(s)));
+		return cgc_err(ENOSPC, "rstat backend: %s", rstat_msg);
 	return 0;
 }
 
 static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
 {
-	struct cgrstat_record rec;
-	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, &rec);
+	struct cgrstat_value v[CGC_MAX_EVENTS];
+	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, v, CGC_MAX_EVENTS);
 
 	if (ret)
-		return cgc_err(-ret, "rstat read of %s: %s", cg->path, cgrstat_errmsg(rs(s)));
-	record_values(s, &rec, out);
+		return cgc_err(-ret, "rstat read of %s: %s", cg->path, rstat_msg);
+	record_values(s, v, out);
 	return check_overflow(s);
 }
 
@@ -141,7 +165,7 @@ static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 	ret = cgrstat_read_subtree(rs(s), full, recs, nr);
 
 	if (ret)
-		return cgc_err(-ret, "rstat read: %s", cgrstat_errmsg(rs(s)));
+		return cgc_err(-ret, "rstat read: %s", rstat_msg);
 	ret = check_overflow(s);
 	if (ret) {
 		free(*recs);
@@ -180,7 +204,7 @@ static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t
 	for (i = 0; i < nr; i++) {
 		cg = find_in(cgs, n, recs[i].cgroup_id);
 		if (cg) {
-			record_values(s, &recs[i], cg->base);
+			record_values(s, recs[i].values, cg->base);
 			found++;
 		}
 	}
@@ -263,7 +287,7 @@ static int rstat_read_all(struct cgcount *s)
 		cg = cgc_find(s, recs[i].cgroup_id);
 		if (!cg)
 			continue;
-		record_values(s, &recs[i], now);
+		record_values(s, recs[i].values, now);
 		minus_base(s, cg, now);
 		cg->seen = 1;
 	}

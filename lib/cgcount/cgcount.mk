@@ -45,8 +45,9 @@ $(CGC_LIBAPI): $(wildcard $(KSRC)/tools/lib/api/*.c)
 	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/api OUTPUT=$(abspath $(@D))/ $(abspath $@)
 
 # cgrstat again, position independent (cgrstat.mk's copy is for executables)
-$(CGC_OUT)/pic/cgrstat.o: lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) \
-		$(LIBBPF_HDRS_STAMP)
+CGC_CGRSTAT := cgrstat cgrstat_events
+$(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/pic/%.o: lib/cgrstat/%.c \
+		lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -fPIC -I$(CGRSTAT_OUT) -c $< -o $@
 
@@ -54,7 +55,7 @@ $(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) -c $< -o $@
 
-CGC_OBJS := $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES)) $(CGC_OUT)/pic/cgrstat.o
+CGC_OBJS := $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES) $(CGC_CGRSTAT))
 
 # The static library: one relocatable object with everything it needs. An
 # archive has no version script, so the symbols the script does not export
@@ -88,8 +89,8 @@ $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $< > $@
 
 # ---- the ASan + UBSan variant of the library objects (tests link them) ----
-$(CGC_OUT)/asan/cgrstat.o: lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) \
-		$(LIBBPF_HDRS_STAMP)
+$(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/asan/%.o: lib/cgrstat/%.c \
+		lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) $(CGC_SAN) -I$(CGRSTAT_OUT) -c $< -o $@
 
@@ -98,7 +99,7 @@ $(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC
 	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
 
 # (recursive: lib/cgutil/cgutil.mk may be read after this fragment)
-CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGC_OUT)/asan/cgrstat.o \
+CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES) $(CGC_CGRSTAT)) \
 	$(CGUTIL_ASAN_LIB)
 CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 

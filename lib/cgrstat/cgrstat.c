@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgrstat.h"
+#include "cgutil.h"
 #include "rstat_counters.skel.h"
 
 #define NAME_LEN 32
@@ -34,27 +35,20 @@
 #define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
 #define MAX_LEVELS 32		/* CGRSTAT_MAX_LEVELS of the BPF program */
 
+/* A record as the BPF program writes it (struct cgrstat_record there). */
+struct raw_record {
+	uint64_t cgroup_id;
+	uint32_t level;
+	uint32_t nr_events;
+	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
+};
+
 struct event_desc {
 	const char *name;
 	__u32 type;
 	__u64 config;
-};
-
-static const struct event_desc known_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	bool own;			/* opened here from attr (counter without fds) */
+	struct perf_event_attr attr;
 };
 
 struct cgrstat {
@@ -69,15 +63,61 @@ struct cgrstat {
 	struct bpf_link *release_link;
 	struct bpf_link *mkdir_link;
 	int *perf_fds;			/* nr_events * nr_cpus, -1 if unused */
-	bool own_fds;			/* perf_fds are ours to close */
 	uint32_t max_records;
-	const struct cgrstat_record *records;	/* the records map, mmap()ed */
+	const struct raw_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
 	char root[PATH_MAX];
 	char err[512];
-	char warning[256];
 };
 
+uint32_t cgrstat_major_version(void)
+{
+	return CGRSTAT_MAJOR_VERSION;
+}
+
+uint32_t cgrstat_minor_version(void)
+{
+	return CGRSTAT_MINOR_VERSION;
+}
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+
+const char *cgrstat_version_string(void)
+{
+	return "v" XSTR(CGRSTAT_MAJOR_VERSION) "." XSTR(CGRSTAT_MINOR_VERSION) "."
+	       XSTR(CGRSTAT_PATCH_VERSION);
+}
+
+static int default_print(enum cgrstat_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGRSTAT_DEBUG)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static cgrstat_print_fn_t print_fn = default_print;
+
+cgrstat_print_fn_t cgrstat_set_print(cgrstat_print_fn_t fn)
+{
+	return __atomic_exchange_n(&print_fn, fn, __ATOMIC_SEQ_CST);
+}
+
+void cgrstat__print(enum cgrstat_print_level level, const char *fmt, ...)
+{
+	cgrstat_print_fn_t fn = __atomic_load_n(&print_fn, __ATOMIC_SEQ_CST);
+	int saved = errno;
+	va_list ap;
+
+	if (!fn)
+		return;
+	va_start(ap, fmt);
+	fn(level, fmt, ap);
+	va_end(ap);
+	errno = saved;
+}
+
+/* Format the message into @buf (the session's) and print it. */
 static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
@@ -85,98 +125,76 @@ static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (buf && len) {
-		va_start(ap, fmt);
-		vsnprintf(buf, len, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	cgrstat__print(CGRSTAT_WARN, "libcgrstat: %s\n", buf);
 	return -abs(errnum);
 }
 
 #define S_ERR(s, e, ...) set_err((s)->err, sizeof((s)->err), (e), __VA_ARGS__)
 
-static int silent_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+#define offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
+/* a field the caller's (older, smaller) struct has, as libbpf's OPTS_GET */
+#define OPTS_GET(opts, field, fallback)						\
+	((opts) && (opts)->sz >= offsetofend(struct cgrstat_opts, field) ?	\
+	 (opts)->field : (fallback))
+
+/* 0, -EINVAL (sz too small to be a size), -E2BIG (unknown non-zero tail) */
+static int opts_valid(struct cgrstat *s, const struct cgrstat_opts *opts)
 {
-	if (level == LIBBPF_WARN && getenv("CGRSTAT_DEBUG"))
-		return vfprintf(stderr, fmt, ap);
-	if (getenv("CGRSTAT_DEBUG") && atoi(getenv("CGRSTAT_DEBUG")) > 1)
-		return vfprintf(stderr, fmt, ap);
+	const char *p = (const char *)opts;
+	size_t i;
+
+	if (!opts)
+		return 0;
+	if (opts->sz < sizeof(size_t))
+		return S_ERR(s, EINVAL, "cgrstat_opts.sz is %zu: set it to sizeof(struct "
+			     "cgrstat_opts) (CGRSTAT_OPTS does)", opts->sz);
+	for (i = sizeof(*opts); i < opts->sz; i++)
+		if (p[i])
+			return S_ERR(s, E2BIG, "cgrstat_opts has a field at byte %zu that "
+				     "libcgrstat %s does not know: built against a newer "
+				     "header?", i, cgrstat_version_string());
 	return 0;
 }
 
-static const struct event_desc *find_event(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(known_events) / sizeof(known_events[0]); i++)
-		if (!strcmp(known_events[i].name, name))
-			return &known_events[i];
-	return NULL;
-}
-
-static void add_event(struct cgrstat *s, const char *name, __u32 type, __u64 config)
+static void add_event(struct cgrstat *s, const struct cgrstat_counter *c)
 {
 	struct event_desc *ev = &s->events[s->nr_events];
 
-	snprintf(s->event_names[s->nr_events], NAME_LEN, "%s", name ? name : "");
+	snprintf(s->event_names[s->nr_events], NAME_LEN, "%s", c->name ? c->name : "");
 	ev->name = s->event_names[s->nr_events];
-	ev->type = type;
-	ev->config = config;
-	s->nr_events++;
-}
-
-static int parse_events(struct cgrstat *s, const char *list)
-{
-	char *copy, *tok, *save = NULL;
-	int ret = 0;
-
-	if (!list || !*list)
-		return S_ERR(s, EINVAL, "no events given (example: cpu-clock,context-switches)");
-	copy = strdup(list);
-	if (!copy)
-		return S_ERR(s, ENOMEM, "out of memory");
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct event_desc *ev = find_event(tok);
-
-		if (!ev) {
-			ret = S_ERR(s, EINVAL, "unknown event '%s' (known: cpu-clock, task-clock, "
-				    "context-switches, cpu-migrations, page-faults, minor-faults, "
-				    "major-faults, cgroup-switches, cycles, instructions, "
-				    "cache-misses, branch-misses)", tok);
-			break;
-		}
-		if (s->nr_events == CGRSTAT_MAX_EVENTS) {
-			ret = S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
-			break;
-		}
-		add_event(s, ev->name, ev->type, ev->config);
+	ev->own = !c->fds;
+	if (c->attr) {
+		ev->attr = *c->attr;
+	} else {
+		ev->attr.type = c->type;
+		ev->attr.config = c->config;
 	}
-	free(copy);
-	return ret;
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	ev->type = ev->attr.type;
+	ev->config = ev->attr.config;
+	s->nr_events++;
 }
 
 static int find_cgroup2_root(struct cgrstat *s, const char *hint)
 {
-	char line[4096], mnt[PATH_MAX], fstype[64];
-	FILE *f;
+	int ret;
 
 	if (hint) {
 		snprintf(s->root, sizeof(s->root), "%s", hint);
 		return 0;
 	}
-	f = fopen("/proc/self/mounts", "re");
-	if (!f)
-		return S_ERR(s, errno, "cannot read /proc/self/mounts: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %4095s %63s", mnt, fstype) == 2 && !strcmp(fstype, "cgroup2")) {
-			snprintf(s->root, sizeof(s->root), "%s", mnt);
-			fclose(f);
-			return 0;
-		}
-	}
-	fclose(f);
-	return S_ERR(s, ENOENT, "no cgroup2 file system mounted "
-		     "(mount -t cgroup2 none /sys/fs/cgroup)");
+	ret = cgutil_cgroup2_root(s->root, sizeof(s->root));
+	if (ret == -ENAMETOOLONG)
+		return S_ERR(s, ret, "the cgroup2 mount point is longer than %zu bytes",
+			     sizeof(s->root));
+	if (ret)
+		return S_ERR(s, ret, "no cgroup2 file system mounted "
+			     "(mount -t cgroup2 none /sys/fs/cgroup)");
+	return 0;
 }
 
 static void resolve_path(const struct cgrstat *s, const char *path, char *out, size_t len)
@@ -190,16 +208,9 @@ static void resolve_path(const struct cgrstat *s, const char *path, char *out, s
 int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id)
 {
 	char full[PATH_MAX];
-	struct stat st;
 
 	resolve_path(s, path, full, sizeof(full));
-	if (stat(full, &st))
-		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	/* cgroup2: the inode number is the kernfs id (64-bit kernels) */
-	*id = st.st_ino;
-	return 0;
+	return cgutil_cgroup_id(full, id);
 }
 
 /* What the running kernel offers, from its BTF and version. */
@@ -232,23 +243,23 @@ static int check_kernel(struct cgrstat *s, const char *hook, struct kernel_featu
 	int ret = 0;
 
 	if (!btf)
-		return S_ERR(s, ENOTSUP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
+		return S_ERR(s, EOPNOTSUPP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
 			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
 	kf->trusted_args = kernel_at_least(7, 0);
 	kf->move_hook = btf_has_func(btf, "css_set_move_task");
 	if (!btf_has_func(btf, hook))
-		ret = S_ERR(s, ENOENT, "kernel lacks the rstat hook: no function '%s' in its BTF "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
 			    "(needs Linux 6.1+ with BPF rstat support)", hook);
 	else if (!kf->css_rstat && !btf_has_func(btf, "cgroup_rstat_updated"))
-		ret = S_ERR(s, ENOENT, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
 			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
 	else if (kf->trusted_args && !btf_has_func(btf, "bpf_cgroup_acquire"))
-		ret = S_ERR(s, ENOENT, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
 			    "trusted-argument rules need");
 	else if (!btf_has_func(btf, "bpf_iter_cgroup") &&
 		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
-		ret = S_ERR(s, ENOENT, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
+		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
 	btf__free(btf);
 	return ret;
 }
@@ -260,14 +271,7 @@ static long perf_event_open(struct perf_event_attr *attr, int cpu)
 
 static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = s->events[ev].type,
-		.config = s->events[ev].config,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
-	};
-
-	*fd = perf_event_open(&attr, cpu);
+	*fd = perf_event_open(&s->events[ev].attr, cpu);
 	if (*fd >= 0)
 		return 0;
 	switch (errno) {
@@ -281,7 +285,7 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
-		return S_ERR(s, errno, "event '%s' is not supported by this machine "
+		return S_ERR(s, EOPNOTSUPP, "event '%s' is not supported by this machine "
 			     "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
 	default:
 		return S_ERR(s, errno, "perf_event_open('%s', cpu %d): %s",
@@ -321,16 +325,13 @@ static int install_fds(struct cgrstat *s)
 	return 0;
 }
 
+/* The counters given without fds: open them on every cpu. */
 static int open_counters(struct cgrstat *s)
 {
 	int ev, cpu, ret;
 
-	ret = alloc_fds(s);
-	if (ret)
-		return ret;
-	s->own_fds = true;
 	for (ev = 0; ev < s->nr_events; ev++) {
-		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+		for (cpu = 0; cpu < s->nr_cpus && s->events[ev].own; cpu++) {
 			ret = open_counter(s, ev, cpu, &s->perf_fds[ev * s->nr_cpus + cpu]);
 			if (ret < 0)
 				return ret;
@@ -339,7 +340,8 @@ static int open_counters(struct cgrstat *s)
 	return install_fds(s);
 }
 
-/* The caller's counters: fds[cpu] of each, -1 where none. */
+/* The caller's counters: fds[cpu] of each, -1 where none (opened later
+ * by open_counters() when a counter has no fds). */
 static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counters, int nr)
 {
 	int i, cpu, ret;
@@ -349,7 +351,7 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 	if (nr > CGRSTAT_MAX_EVENTS)
 		return S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < nr; i++)
-		add_event(s, counters[i].name, counters[i].type, counters[i].config);
+		add_event(s, &counters[i]);
 	ret = alloc_fds(s);
 	if (ret)
 		return ret;
@@ -360,14 +362,14 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 }
 
 /* The BPF side lays out records[] the same way (array values are 8-byte aligned). */
-_Static_assert(sizeof(struct cgrstat_record) == 208, "record layout changed");
+_Static_assert(sizeof(struct raw_record) == 208, "record layout changed");
 
 static int map_records(struct cgrstat *s)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	s->records_len = ((size_t)s->max_records * sizeof(struct cgrstat_record) + page - 1) /
+	s->records_len = ((size_t)s->max_records * sizeof(struct raw_record) + page - 1) /
 			 page * page;
 	p = mmap(NULL, s->records_len, PROT_READ, MAP_SHARED,
 		 bpf_map__fd(s->skel->maps.records), 0);
@@ -456,6 +458,16 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	return 0;
 }
 
+/*
+ * The errno of the kernel refusing a program or an attach: EOPNOTSUPP (this
+ * kernel cannot run the pipeline), so that EINVAL only ever means the
+ * caller's input; a lack of permission or memory keeps its own.
+ */
+static int refused(int err)
+{
+	return err == EPERM || err == EACCES || err == ENOMEM ? err : EOPNOTSUPP;
+}
+
 static int load_error(struct cgrstat *s, int err, const char *hook)
 {
 	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
@@ -465,7 +477,7 @@ static int load_error(struct cgrstat *s, int err, const char *hook)
 		return S_ERR(s, err, "the kernel refused to load the tracing programs although "
 			     "we are root (kernel lockdown or a security module forbids "
 			     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
-	return S_ERR(s, err, "the kernel refused the BPF programs: %s "
+	return S_ERR(s, refused(-err), "the kernel refused the BPF programs: %s "
 		     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
 }
 
@@ -476,15 +488,14 @@ static int load_error(struct cgrstat *s, int err, const char *hook)
  */
 static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 {
-	uint32_t max_cgroups = opts && opts->max_cgroups ? opts->max_cgroups :
-			       default_max_cgroups(s);
-	const char *hook = opts && opts->flush_hook ? opts->flush_hook : DEFAULT_FLUSH_HOOK;
+	uint32_t max_cgroups = OPTS_GET(opts, max_cgroups, 0) ?: default_max_cgroups(s);
+	const char *hook = OPTS_GET(opts, flush_hook, NULL) ?: DEFAULT_FLUSH_HOOK;
 	struct kernel_features kf = { 0 };
 	bool move_hook;
 	int err;
 
-	s->max_records = opts && opts->max_records ? opts->max_records :
-			 max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS;
+	s->max_records = OPTS_GET(opts, max_records, 0) ?:
+			 (max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS);
 	err = check_kernel(s, hook, &kf);
 	if (err)
 		return err;
@@ -504,9 +515,9 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	if (err)
 		return load_error(s, err, hook);
 	if (!move_hook)
-		snprintf(s->warning, sizeof(s->warning), "no hook on css_set_move_task (%s): a "
+		cgrstat__print(CGRSTAT_INFO, "libcgrstat: no hook on css_set_move_task (%s): a "
 			 "running task that moves itself to another cgroup is charged to the new "
-			 "one from its last context switch",
+			 "one from its last context switch\n",
 			 kf.move_hook ? "the kernel refused the program" :
 			 "inlined in this kernel");
 	return 0;
@@ -530,7 +541,7 @@ static int track_cgroups(struct cgrstat *s)
 
 	s->mkdir_link = bpf_program__attach(s->skel->progs.cgrstat_mkdir);
 	if (!s->mkdir_link)
-		return S_ERR(s, errno, "cannot attach to the cgroup_mkdir tracepoint: %s",
+		return S_ERR(s, refused(errno), "cannot attach to the cgroup_mkdir tracepoint: %s",
 			     strerror(errno));
 	ret = make_iter(s, s->skel->progs.cgrstat_adopt, "", 0,
 			BPF_CGROUP_ITER_DESCENDANTS_PRE, &walk);
@@ -558,68 +569,56 @@ static int attach_bpf(struct cgrstat *s)
 		return ret;
 	s->flush_link = bpf_program__attach(s->skel->progs.cgrstat_flush);
 	if (!s->flush_link)
-		return S_ERR(s, errno, "cannot attach to the rstat hook: %s", strerror(errno));
+		return S_ERR(s, refused(errno), "cannot attach to the rstat hook: %s", strerror(errno));
 	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
 	if (!s->switch_link)
-		return S_ERR(s, errno, "cannot attach to sched_switch: %s", strerror(errno));
+		return S_ERR(s, refused(errno), "cannot attach to sched_switch: %s", strerror(errno));
 	s->release_link = bpf_program__attach(s->skel->progs.cgrstat_release);
 	if (!s->release_link)
-		return S_ERR(s, errno, "cannot attach to the cgroup_release tracepoint: %s",
+		return S_ERR(s, refused(errno), "cannot attach to the cgroup_release tracepoint: %s",
 			     strerror(errno));
 	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
 		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
 		if (!s->migrate_link)
-			return S_ERR(s, errno, "cannot attach to css_set_move_task: %s",
+			return S_ERR(s, refused(errno), "cannot attach to css_set_move_task: %s",
 				     strerror(errno));
 	}
 	return 0;
 }
 
-/* @counters: the caller's (cgrstat_open_counters), else open @events. */
-static struct cgrstat *open_session(const char *events, const struct cgrstat_counter *counters,
-				    int nr_counters, const struct cgrstat_opts *opts,
-				    char *err, size_t err_len)
+struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr_counters,
+				      const struct cgrstat_opts *opts)
 {
 	struct cgrstat *s = calloc(1, sizeof(*s));
 	int ret;
 
 	if (!s) {
-		set_err(err, err_len, ENOMEM, "out of memory");
+		cgrstat__print(CGRSTAT_WARN, "libcgrstat: out of memory\n");
 		errno = ENOMEM;
 		return NULL;
 	}
 	s->nr_cpus = libbpf_num_possible_cpus();
-	ret = s->nr_cpus < 0 ? S_ERR(s, -s->nr_cpus, "cannot count cpus") : 0;
+	ret = opts_valid(s, opts);
+	if (!ret && s->nr_cpus < 0)
+		ret = S_ERR(s, -s->nr_cpus, "cannot count cpus");
 	if (!ret)
-		ret = counters ? take_counters(s, counters, nr_counters) : parse_events(s, events);
+		ret = take_counters(s, counters, nr_counters);
 	if (!ret)
-		ret = find_cgroup2_root(s, opts ? opts->cgroup_root : NULL);
+		ret = find_cgroup2_root(s, OPTS_GET(opts, cgroup_root, NULL));
 	if (!ret)
 		ret = load_bpf(s, opts);
 	if (!ret)
-		ret = counters ? install_fds(s) : open_counters(s);
+		ret = open_counters(s);
+	if (!ret)
+		ret = install_fds(s);
 	if (!ret)
 		ret = attach_bpf(s);
 	if (ret) {
-		set_err(err, err_len, ret, "%s", s->err);
 		cgrstat_close(s);
 		errno = -ret;
 		return NULL;
 	}
 	return s;
-}
-
-struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
-			     char *err, size_t err_len)
-{
-	libbpf_set_print(silent_print);
-	return open_session(events, NULL, 0, opts, err, err_len);
-}
-
-struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
-				      const struct cgrstat_opts *opts, char *err, size_t err_len)
-{
-	return open_session(NULL, counters, nr, opts, err, err_len);
 }
 
 void cgrstat_close(struct cgrstat *s)
@@ -633,25 +632,14 @@ void cgrstat_close(struct cgrstat *s)
 	bpf_link__destroy(s->release_link);
 	bpf_link__destroy(s->mkdir_link);
 	bpf_link__destroy(s->flush_link);
-	if (s->perf_fds && s->own_fds)
-		for (i = 0; i < s->nr_events * s->nr_cpus; i++)
-			if (s->perf_fds[i] >= 0)
-				close(s->perf_fds[i]);
+	for (i = 0; s->perf_fds && i < s->nr_events * s->nr_cpus; i++)
+		if (s->events[i / s->nr_cpus].own && s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
 	free(s->perf_fds);
 	if (s->records)
 		munmap((void *)s->records, s->records_len);
 	rstat_counters__destroy(s->skel);
 	free(s);
-}
-
-const char *cgrstat_errmsg(const struct cgrstat *s)
-{
-	return s->err;
-}
-
-const char *cgrstat_warning(const struct cgrstat *s)
-{
-	return s->warning[0] ? s->warning : NULL;
 }
 
 int cgrstat_nr_events(const struct cgrstat *s)
@@ -768,9 +756,12 @@ out:
 	return ret;
 }
 
+/* The records into one block: n records, then their values. */
 static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr)
 {
-	uint32_t n = s->skel->bss->nr_records;
+	uint32_t n = s->skel->bss->nr_records, i;
+	size_t nv = s->nr_events;
+	struct cgrstat_value *values;
 	struct cgrstat_record *out;
 
 	if (s->skel->bss->records_dropped)
@@ -779,10 +770,19 @@ static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t
 	if (n > s->max_records)
 		return S_ERR(s, EIO, "the reader returned %u records for %u slots", n,
 			     s->max_records);
-	out = malloc((n ? n : 1) * sizeof(*out));
+	out = malloc((n ? n : 1) * (sizeof(*out) + nv * sizeof(*values)));
 	if (!out)
 		return S_ERR(s, ENOMEM, "out of memory");
-	memcpy(out, s->records, n * sizeof(*out));
+	values = (struct cgrstat_value *)(out + n);
+	for (i = 0; i < n; i++) {
+		out[i] = (struct cgrstat_record){
+			.cgroup_id = s->records[i].cgroup_id,
+			.level = s->records[i].level,
+			.nr_events = nv,
+			.values = values + i * nv,
+		};
+		memcpy(out[i].values, s->records[i].values, nv * sizeof(*values));
+	}
 	*recs = out;
 	*nr = n;
 	return 0;
@@ -799,31 +799,37 @@ static int read_records(struct cgrstat *s, const char *path, uint64_t id,
 	return ret ? ret : fetch_records(s, recs, nr);
 }
 
-static int read_one(struct cgrstat *s, const char *path, uint64_t id, struct cgrstat_record *rec)
+static int read_one(struct cgrstat *s, const char *path, uint64_t id,
+		    struct cgrstat_value *values, size_t nr_values)
 {
 	struct cgrstat_record *recs = NULL;
 	size_t nr = 0;
 	int ret;
 
+	if (nr_values < (size_t)s->nr_events)
+		return S_ERR(s, ENOSPC, "room for %zu values, the session counts %d events",
+			     nr_values, s->nr_events);
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
 	if (ret)
 		return ret;
 	if (nr != 1)
 		ret = S_ERR(s, EIO, "iterator returned %zu records for one cgroup", nr);
 	else
-		*rec = recs[0];
+		memcpy(values, recs[0].values, s->nr_events * sizeof(*values));
 	free(recs);
 	return ret;
 }
 
-int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_record *rec)
+int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_value *values,
+			size_t nr_values)
 {
-	return read_one(s, path ? path : "", 0, rec);
+	return read_one(s, path ? path : "", 0, values, nr_values);
 }
 
-int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_record *rec)
+int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_value *values,
+			   size_t nr_values)
 {
-	return read_one(s, NULL, id, rec);
+	return read_one(s, NULL, id, values, nr_values);
 }
 
 int cgrstat_read_subtree(struct cgrstat *s, const char *path,
@@ -912,18 +918,32 @@ static uint64_t charged_switches(const struct cgrstat *s)
 	return words[CGRSTAT_MAX_EVENTS * 3] / 2;
 }
 
-/* struct cgrstat_overflow: values[], slot_charges, total_losses */
+/* struct cgrstat_overflow: values[], slot_charges, total_losses (summed
+ * over the cpus into @words; zeros if it cannot be read) */
+#define OVERFLOW_WORDS (CGRSTAT_MAX_EVENTS * 3 + 2)
+static void read_overflow(const struct cgrstat *s, uint64_t words[OVERFLOW_WORDS])
+{
+	if (sum_percpu(s, s->skel->maps.overflow, words, OVERFLOW_WORDS))
+		memset(words, 0, OVERFLOW_WORDS * sizeof(*words));
+}
+
 static void overflow_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
-	uint64_t words[CGRSTAT_MAX_EVENTS * 3 + 2];
-	int i;
+	uint64_t words[OVERFLOW_WORDS];
 
-	if (sum_percpu(s, s->skel->maps.overflow, words, CGRSTAT_MAX_EVENTS * 3 + 2))
-		return;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
-		st->unattributed[i] = words[i * 3];
+	read_overflow(s, words);
 	st->unattributed_charges = words[CGRSTAT_MAX_EVENTS * 3];
 	st->lost_flushes = words[CGRSTAT_MAX_EVENTS * 3 + 1];
+}
+
+void cgrstat_unattributed(const struct cgrstat *s, uint64_t *counts, size_t nr)
+{
+	uint64_t words[OVERFLOW_WORDS];
+	size_t i;
+
+	read_overflow(s, words);
+	for (i = 0; i < nr; i++)
+		counts[i] = i < (size_t)s->nr_events ? words[i * 3] : 0;
 }
 
 static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint64_t *ns)
@@ -974,6 +994,7 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 
 int cgrstat_check_overflow(struct cgrstat *s)
 {
+	uint64_t unattributed[CGRSTAT_MAX_EVENTS];
 	struct cgrstat_stats st;
 	char vals[256] = "";
 	size_t len = 0;
@@ -982,9 +1003,10 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	cgrstat_get_stats(s, &st);
 	if (!st.unattributed_charges && !st.lost_flushes && !st.dead_lost)
 		return 0;
+	cgrstat_unattributed(s, unattributed, CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
-				s->events[i].name, (unsigned long long)st.unattributed[i]);
+				s->events[i].name, (unsigned long long)unattributed[i]);
 	return S_ERR(s, ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
 		     "found no cgroup slot and %llu flushes no total, %llu released cgroups "
 		     "were not tracked; counts not attributed to any cgroup: %s (raise "

@@ -4,28 +4,94 @@
  * collected by BPF at each cgroup switch (O(1) per switch) and aggregated
  * up the hierarchy by rstat only when read.
  *
- *	char err[256];
- *	struct cgrstat *s = cgrstat_open("cpu-clock,context-switches", NULL,
- *					 err, sizeof(err));
- *	struct cgrstat_record rec;
- *	if (!s) { fprintf(stderr, "%s\n", err); ... }
- *	cgrstat_read_cgroup(s, "/sys/fs/cgroup/a/b", &rec);  // subtree totals of a/b
+ *	CGRSTAT_OPTS(cgrstat_opts, opts, .max_cgroups = 8192);
+ *	struct cgrstat *s = cgrstat_open("cpu-clock,context-switches", &opts);
+ *	struct cgrstat_value v[2];
+ *	if (!s) { ... }			// the library printed why (cgrstat_set_print)
+ *	cgrstat_read_cgroup(s, "/sys/fs/cgroup/a/b", v, 2);  // subtree totals of a/b
  *	cgrstat_close(s);
  *
  * Counts of a cgroup always include its descendants (like cpu.stat);
  * a removed cgroup's counts stay in its parent.  Counting starts at
  * cgrstat_open() for every cgroup, including cgroups created later.
- * Functions return 0 or a negative errno; cgrstat_errmsg() says why.
+ * Conventions (libbpf's, as libcgcount's; lib/README.md): an opaque handle;
+ * functions return 0 or a negative errno, the constructors NULL with errno
+ * set; every failure is described, with what to do about it, through the
+ * print callback (cgrstat_set_print(); by default to stderr).
+ * Options are passed in a struct whose first member is its size
+ * (CGRSTAT_OPTS): a program built against an older, smaller struct keeps
+ * working, and one that sets fields this library does not know gets E2BIG.
+ * cgrstat_open() and cgrstat_open_counters() return NULL with errno set:
+ *   EINVAL      the caller's input: an unknown event, no events, bad opts
+ *   E2BIG       more than CGRSTAT_MAX_EVENTS events, or opts with a field
+ *               this library does not know (built against a newer header)
+ *   ENOENT      no cgroup2 file system mounted
+ *   EOPNOTSUPP  this kernel or machine cannot run it: no BTF, no rstat hook
+ *               or kfunc, an event it cannot count (no hardware PMU), the
+ *               verifier refused a program or an attach failed
+ *   EPERM, EACCES  no permission (CAP_BPF + CAP_PERFMON, or root)
+ *   ENOMEM      out of memory (or the locked-memory limit of older kernels)
  * A session is not thread-safe: use one per thread or lock around it.
  */
 #ifndef CGRSTAT_H
 #define CGRSTAT_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
+/* The version of this header; the .so's soname carries the major one. */
+#define CGRSTAT_MAJOR_VERSION 0
+#define CGRSTAT_MINOR_VERSION 1
+#define CGRSTAT_PATCH_VERSION 0
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CGRSTAT_H */
+
+#ifndef CGRSTAT_API
+#define CGRSTAT_API __attribute__((visibility("default")))
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CGRSTAT_H */
+
+/* The library's version at run time (the macros give the header's). */
+CGRSTAT_API uint32_t cgrstat_major_version(void);
+CGRSTAT_API uint32_t cgrstat_minor_version(void);
+CGRSTAT_API const char *cgrstat_version_string(void);
+
+enum cgrstat_print_level {
+	CGRSTAT_WARN,
+	CGRSTAT_INFO,
+	CGRSTAT_DEBUG,
+};
+
+typedef int (*cgrstat_print_fn_t)(enum cgrstat_print_level level, const char *fmt,
+				  va_list ap);
+
+/*
+ * Where the library's messages go (process-wide, like libbpf_set_print());
+ * NULL silences them.  Returns the previous function.  The default prints
+ * CGRSTAT_WARN (every failure) and CGRSTAT_INFO (what this kernel cannot
+ * do that the session would have liked, e.g. no hook for a task moving
+ * itself between cgroups) to stderr.
+ */
+CGRSTAT_API cgrstat_print_fn_t cgrstat_set_print(cgrstat_print_fn_t fn);
+
+/* libcgrstat's own files print through this (not exported) */
+void cgrstat__print(enum cgrstat_print_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Events a session counts at most (the BPF program's slots). */
 #define CGRSTAT_MAX_EVENTS 8
 
 struct cgrstat;
@@ -37,12 +103,16 @@ struct cgrstat_value {
 };
 
 struct cgrstat_record {
-	uint64_t cgroup_id;	/* kernfs id == inode number of the cgroup directory */
+	uint64_t cgroup_id;	/* cgroup v2 id (the directory's file handle) */
 	uint32_t level;		/* 0 for the root */
-	uint32_t nr_events;
-	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
+	uint32_t nr_events;	/* == cgrstat_nr_events() */
+	struct cgrstat_value *values;	/* values[0 .. nr_events - 1] */
 };
 
+/*
+ * Options.  Fields are only ever added at the end; declare with
+ * CGRSTAT_OPTS() so that sz is right and the unset fields are zero.
+ */
 struct cgrstat_opts {
 	size_t sz;			/* sizeof(struct cgrstat_opts) */
 	uint32_t max_cgroups;		/* cgroups tracked at once (0: 4 x those present
@@ -53,59 +123,75 @@ struct cgrstat_opts {
 					 * 16384) */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
+	size_t :0;
 };
+#define cgrstat_opts__last_field cgroup_root
 
-/* events: comma-separated perf event names (cpu-clock, task-clock,
+/* libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz */
+#define CGRSTAT_OPTS(TYPE, NAME, ...)						\
+	struct TYPE NAME = ({							\
+		memset(&NAME, 0, sizeof(struct TYPE));				\
+		(struct TYPE) {							\
+			.sz = sizeof(struct TYPE),				\
+			__VA_ARGS__						\
+		};								\
+	})
+
+/* events: comma-separated events as perf stat -e takes them, parsed by
+ * lib/cgutil (cgutil_parse_event()): perf's names (cpu-clock, task-clock,
  * context-switches, cpu-migrations, page-faults, minor-faults,
- * major-faults, cgroup-switches, cycles, instructions, ...). */
-struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts,
-			     char *err, size_t err_len);
+ * major-faults, cgroup-switches, cycles, instructions, ...), a PMU's
+ * "pmu/term=value/", a raw "rNNN", libpfm4's names, with :u/:k/:h. */
+CGRSTAT_API struct cgrstat *cgrstat_open(const char *events, const struct cgrstat_opts *opts);
 
 /*
  * Counters the caller opened itself (perf stat, with its own event
  * parser): one per event, cpu-wide on every cpu (pid -1, no cgroup),
  * with read_format PERF_FORMAT_TOTAL_TIME_ENABLED |
  * PERF_FORMAT_TOTAL_TIME_RUNNING.  The fds stay the caller's: close them
- * after cgrstat_close().
+ * after cgrstat_close().  A counter without fds (NULL) is opened by the
+ * session on every cpu, from @attr (NULL: @type and @config), and closed
+ * by cgrstat_close(): cgrstat_open() hands its parsed events over so.
  */
+struct perf_event_attr;
 struct cgrstat_counter {
 	const char *name;	/* for the text readers */
 	uint32_t type;		/* perf_event_attr.type and .config: the events */
 	uint64_t config;	/* a context switch counts (context-switches...) */
 	const int *fds;		/* fds[cpu] for cpu < nr_cpus, -1 where none */
 	int nr_cpus;
+	const struct perf_event_attr *attr;	/* without fds: what to open */
 };
-struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
-				      const struct cgrstat_opts *opts, char *err, size_t err_len);
-void cgrstat_close(struct cgrstat *s);
-const char *cgrstat_errmsg(const struct cgrstat *s);
-/* What this kernel cannot do that the session would have liked (NULL: none),
- * e.g. no hook for a task moving itself between cgroups. */
-const char *cgrstat_warning(const struct cgrstat *s);
+CGRSTAT_API struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, int nr,
+						  const struct cgrstat_opts *opts);
+CGRSTAT_API void cgrstat_close(struct cgrstat *s);
 
-int cgrstat_nr_events(const struct cgrstat *s);
-const char *cgrstat_event_name(const struct cgrstat *s, int idx);
-const char *cgrstat_cgroup_root(const struct cgrstat *s);
+CGRSTAT_API int cgrstat_nr_events(const struct cgrstat *s);
+CGRSTAT_API const char *cgrstat_event_name(const struct cgrstat *s, int idx);
+CGRSTAT_API const char *cgrstat_cgroup_root(const struct cgrstat *s);
 
 /* path: absolute, or relative to the cgroup2 mount ("" or "/" = root) */
-int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id);
+CGRSTAT_API int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id);
 
-/* One cgroup (its subtree totals). */
-int cgrstat_read_cgroup(struct cgrstat *s, const char *path, struct cgrstat_record *rec);
-int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id, struct cgrstat_record *rec);
+/* One cgroup (its subtree totals) into values[0 .. cgrstat_nr_events() - 1];
+ * -ENOSPC if @nr_values is smaller than that. */
+CGRSTAT_API int cgrstat_read_cgroup(struct cgrstat *s, const char *path,
+				    struct cgrstat_value *values, size_t nr_values);
+CGRSTAT_API int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id,
+				       struct cgrstat_value *values, size_t nr_values);
 /* A cgroup and all its descendants in pre-order, with one iterator read.
- * *recs is malloc()ed: free() it. */
-int cgrstat_read_subtree(struct cgrstat *s, const char *path,
+ * *recs is one malloc()ed block, the values included: free() it. */
+CGRSTAT_API int cgrstat_read_subtree(struct cgrstat *s, const char *path,
 			 struct cgrstat_record **recs, size_t *nr);
-int cgrstat_read_all(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr);
+CGRSTAT_API int cgrstat_read_all(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr);
 
 /* Text ("name value" lines) straight from the BPF iterator, one cgroup. */
-int cgrstat_read_text(struct cgrstat *s, const char *path, char *buf, size_t len);
+CGRSTAT_API int cgrstat_read_text(struct cgrstat *s, const char *path, char *buf, size_t len);
 /* Pin a text iterator for one cgroup in bpffs: `cat pin_path` reads it. */
-int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path);
+CGRSTAT_API int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path);
 
 /* Print records as text: "cgroup_id N\nevent value\n..." */
-void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *rec, FILE *out);
+CGRSTAT_API void cgrstat_print_record(const struct cgrstat *s, const struct cgrstat_record *rec, FILE *out);
 
 /* Diagnostics: switches charged, perf read errors, flush hook calls. */
 struct cgrstat_stats {
@@ -124,15 +210,22 @@ struct cgrstat_stats {
 	uint64_t unattributed_charges;	/* charges that found no cgroup slot */
 	uint64_t lost_flushes;		/* flushes whose cgroup or parent had no total */
 	uint64_t dead_lost;		/* released cgroups whose entries stay (map full) */
-	uint64_t unattributed[CGRSTAT_MAX_EVENTS];	/* their counts, per event */
+	/* their counts per event: cgrstat_unattributed() */
 	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */
 	uint64_t collector_runs, collector_ns;
 	uint64_t flusher_runs, flusher_ns;
 	uint64_t untracked;	/* cgroups that found no room at creation */
 };
-void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
-/* 0, or -ENOSPC when counts went to the overflow entry; cgrstat_errmsg()
- * then says how many, per event. */
-int cgrstat_check_overflow(struct cgrstat *s);
+CGRSTAT_API void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
+/* The counts of the overflow entry, per event, into counts[0 .. nr - 1]
+ * (0 for the events past cgrstat_nr_events()). */
+CGRSTAT_API void cgrstat_unattributed(const struct cgrstat *s, uint64_t *counts, size_t nr);
+/* 0, or -ENOSPC when counts went to the overflow entry; the message says
+ * how many, per event. */
+CGRSTAT_API int cgrstat_check_overflow(struct cgrstat *s);
 
+#ifdef __cplusplus
+}
 #endif
+
+#endif /* CGRSTAT_H */

@@ -2,27 +2,63 @@
 #
 #   $(CGRSTAT_LIB)      libcgrstat.a, API in lib/cgrstat/cgrstat.h; its BPF
 #                       program is lib/cgrstat/rstat_counters.bpf.c
+#   $(CGRSTAT_LIB_SO)   libcgrstat.so.X.Y.Z (soname libcgrstat.so.X): exports
+#                       what libcgrstat.map lists, libbpf and cgutil inside
+#                       (libcgcount's convention, lib/README.md)
 #   CGRSTAT_CFLAGS / CGRSTAT_LDLIBS   to build a program against the library
+#                       (with lib/cgutil, which parses cgrstat_open()'s events
+#                       and finds the cgroup2 mount)
 #
 #   make cgrstat        the library and its CLI (tools/cgrstat.c)
+#
+# cgrstat.c is the loader perf's rstat backend compiles too (perf/apply-
+# patches.sh copies it, with lib/cgutil/cgroup.c); cgrstat_events.c, the
+# event strings of cgrstat_open(), is the library's alone.
 CGRSTAT_DIR := lib/cgrstat
 CGRSTAT_OUT := $(BUILD)/bpf
 CGRSTAT_LIB := $(CGRSTAT_OUT)/libcgrstat.a
+# x.y.z from CGRSTAT_{MAJOR,MINOR,PATCH}_VERSION in the header
+CGRSTAT_VERSION := $(shell awk '/^\#define CGRSTAT_(MAJOR|MINOR|PATCH)_VERSION/ \
+		{ printf "%s%s", sep, $$3; sep = "." }' $(CGRSTAT_DIR)/cgrstat.h)
+CGRSTAT_SONAME := libcgrstat.so.$(firstword $(subst ., ,$(CGRSTAT_VERSION)))
+CGRSTAT_MAP := $(CGRSTAT_DIR)/libcgrstat.map
+CGRSTAT_LIB_SO := $(CGRSTAT_OUT)/libcgrstat.so.$(CGRSTAT_VERSION)
 CGRSTAT_SKEL := $(CGRSTAT_OUT)/rstat_counters.skel.h
-CGRSTAT_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(CGRSTAT_DIR)
-CGRSTAT_LDLIBS := $(CGRSTAT_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS)
+CGRSTAT_NAMES := cgrstat cgrstat_events
+CGRSTAT_SRCS := $(patsubst %,$(CGRSTAT_DIR)/%.c,$(CGRSTAT_NAMES))
+CGRSTAT_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(CGRSTAT_DIR) -Ilib/cgutil -isystem $(KHDR)
+# (recursive: lib/cgutil/cgutil.mk is read after this fragment)
+CGRSTAT_LDLIBS = $(CGRSTAT_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS)
 
 $(eval $(call BPF_SKEL_RULES,$(CGRSTAT_DIR),$(CGRSTAT_OUT)))
 # v3: atomic exchange (the slot's "marked" flag), kernel 5.12+
 $(CGRSTAT_OUT)/rstat_counters.bpf.o: BPF_CFLAGS += -mcpu=v3
 
-$(CGRSTAT_OUT)/cgrstat.o: $(CGRSTAT_DIR)/cgrstat.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_SKEL) \
-		$(LIBBPF_HDRS_STAMP)
+CGRSTAT_OBJS := $(patsubst %,$(CGRSTAT_OUT)/%.o,$(CGRSTAT_NAMES))
+$(CGRSTAT_OBJS): $(CGRSTAT_OUT)/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h lib/cgutil/cgutil.h \
+		$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -I$(CGRSTAT_OUT) -c $< -o $@
 
-$(CGRSTAT_LIB): $(CGRSTAT_OUT)/cgrstat.o
+$(CGRSTAT_LIB): $(CGRSTAT_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
+# The shared library: position independent, hidden but what cgrstat.h marks
+# CGRSTAT_API, exported at the version script's node.
+CGRSTAT_PIC_OBJS := $(patsubst %,$(CGRSTAT_OUT)/pic/%.o,$(CGRSTAT_NAMES))
+$(CGRSTAT_PIC_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h \
+		lib/cgutil/cgutil.h $(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) -c $< -o $@
+
+$(CGRSTAT_LIB_SO): $(CGRSTAT_PIC_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(CGRSTAT_MAP)
+	$(CC) -shared -Wl,-soname,$(CGRSTAT_SONAME) -Wl,--version-script=$(CGRSTAT_MAP) \
+		-Wl,-z,defs -o $@ $(CGRSTAT_PIC_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
+		$(CGUTIL_LDLIBS)
+	@ln -sf $(notdir $@) $(CGRSTAT_OUT)/$(CGRSTAT_SONAME)
+
 .PHONY: cgrstat
-cgrstat: bpf-tools $(CGRSTAT_LIB) $(BUILD)/bin/cgrstat
+cgrstat: bpf-tools $(CGRSTAT_LIB) $(CGRSTAT_LIB_SO) $(BUILD)/bin/cgrstat
+
+GUEST_BINS += $(CGRSTAT_LIB_SO)

@@ -3,7 +3,7 @@
 BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
 
 $(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
-		tests/lib/exited_tasks.h $$(CGRSTAT_LIB) $(LIBBPF_A)
+		tests/lib/exited_tasks.h $$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
 

@@ -35,6 +35,21 @@
 #include "harness.h"
 #include "cgrstat.h"
 
+/* What libcgrstat printed last: its failures (cgrstat_set_print()) */
+static char last_msg[1024];
+
+static int save_msg(enum cgrstat_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGRSTAT_WARN)
+		vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	return 0;
+}
+
+static void __attribute__((constructor)) catch_messages(void)
+{
+	cgrstat_set_print(save_msg);
+}
+
 #define EV_CS 0		/* context-switches */
 #define EV_CGS 1	/* cgroup-switches */
 #define EV_CLOCK 2	/* cpu-clock */
@@ -408,13 +423,12 @@ FIXTURE(cg) {
 
 FIXTURE_SETUP(cg)
 {
-	char err[512];
 
 	memset(self, 0, sizeof(*self));
-	self->s = cgrstat_open(EVENTS, NULL, err, sizeof(err));
+	self->s = cgrstat_open(EVENTS, NULL);
 	if (!self->s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
-		SKIP(return, "%s", err);
-	ASSERT_NE(NULL, self->s) TH_LOG("cgrstat_open: %s", err);
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, self->s) TH_LOG("cgrstat_open: %s", last_msg);
 	snprintf(test_root, sizeof(test_root), "%s/cgrstat-test-%d",
 		 cgrstat_cgroup_root(self->s), getpid());
 	ASSERT_EQ(0, mkdir(test_root, 0755)) TH_LOG("mkdir %s: %s", test_root, strerror(errno));
@@ -444,14 +458,14 @@ FIXTURE_TEARDOWN(cg)
 static uint64_t read_counter(struct __test_metadata *_metadata, struct cgrstat *s,
 			     const char *rel, int ev)
 {
-	struct cgrstat_record rec;
+	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
 	char p[4200];
 	int ret;
 
 	cg_path(p, sizeof(p), rel);
-	ret = cgrstat_read_cgroup(s, p, &rec);
-	EXPECT_EQ(0, ret) TH_LOG("read %s: %s", rel, cgrstat_errmsg(s));
-	return ret ? ~0ULL : rec.values[ev].counter;
+	ret = cgrstat_read_cgroup(s, p, v, CGRSTAT_MAX_EVENTS);
+	EXPECT_EQ(0, ret) TH_LOG("read %s: %s", rel, last_msg);
+	return ret ? ~0ULL : v[ev].counter;
 }
 
 #define REL_CLOSE(a, b, pct) (llabs((long long)(a) - (long long)(b)) * 100 <= (long long)(pct) * llabs((long long)(b)))
@@ -507,7 +521,8 @@ TEST_F(cg, hierarchy_exact)
 TEST_F(cg, subtree_one_read)
 {
 	static const char *const dirs[] = { "t", "t/a", "t/a/x", "t/b" };
-	struct cgrstat_record *recs = NULL, one;
+	struct cgrstat_value one[CGRSTAT_MAX_EVENTS];
+	struct cgrstat_record *recs = NULL;
 	uint64_t ids[4];
 	char p[4200];
 	size_t nr, i;
@@ -526,7 +541,7 @@ TEST_F(cg, subtree_one_read)
 		ASSERT_EQ(0, cgrstat_cgroup_id(self->s, p, &ids[i]));
 	}
 	cg_path(p, sizeof(p), "t");
-	ASSERT_EQ(0, cgrstat_read_subtree(self->s, p, &recs, &nr)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	ASSERT_EQ(0, cgrstat_read_subtree(self->s, p, &recs, &nr)) TH_LOG("%s", last_msg);
 	ASSERT_EQ(4U, nr);
 	EXPECT_EQ(ids[0], recs[0].cgroup_id);
 	for (i = 0; i < nr; i++) {
@@ -536,9 +551,10 @@ TEST_F(cg, subtree_one_read)
 			;
 		ASSERT_LT(j, 4U) TH_LOG("record %zu: unknown cgroup id %llu", i,
 				       (unsigned long long)recs[i].cgroup_id);
-		ASSERT_EQ(0, cgrstat_read_cgroup_id(self->s, recs[i].cgroup_id, &one));
-		EXPECT_EQ(one.values[EV_CS].counter, recs[i].values[EV_CS].counter);
-		EXPECT_EQ(one.values[EV_CLOCK].counter, recs[i].values[EV_CLOCK].counter);
+		EXPECT_EQ(3U, recs[i].nr_events);
+		ASSERT_EQ(0, cgrstat_read_cgroup_id(self->s, recs[i].cgroup_id, one, 3));
+		EXPECT_EQ(one[EV_CS].counter, recs[i].values[EV_CS].counter);
+		EXPECT_EQ(one[EV_CLOCK].counter, recs[i].values[EV_CLOCK].counter);
 	}
 	EXPECT_EQ(recs[0].values[EV_CS].counter,
 		  read_counter(_metadata, self->s, "t/a", EV_CS) +
@@ -732,7 +748,7 @@ static void read_pair(struct __test_metadata *_metadata, struct cgrstat *s, cons
 
 	cg_path(p, sizeof(p), rel);
 	*parent = *child = 0;
-	ASSERT_EQ(0, cgrstat_read_subtree(s, p, &recs, &nr)) TH_LOG("%s", cgrstat_errmsg(s));
+	ASSERT_EQ(0, cgrstat_read_subtree(s, p, &recs, &nr)) TH_LOG("%s", last_msg);
 	ASSERT_EQ(2U, nr);
 	*parent = recs[0].values[EV_CLOCK].counter;
 	*child = recs[1].values[EV_CLOCK].counter;
@@ -798,7 +814,8 @@ TEST_F(cg, idle_cpu_charges_nothing)
 TEST_F(cg, text_and_pinned_file)
 {
 	char text[4096], pinned[4096], p[4200], pin[256], line[128];
-	struct cgrstat_record rec;
+	struct cgrstat_value v[3];
+	uint64_t id;
 	ssize_t n;
 	int fd;
 
@@ -807,16 +824,19 @@ TEST_F(cg, text_and_pinned_file)
 	ASSERT_EQ(0, worker_ping(&self->w[0], 12));
 	ASSERT_LT(0, worker_quiesce(&self->w[0]));
 	cg_path(p, sizeof(p), "txt");
-	ASSERT_EQ(0, cgrstat_read_cgroup(self->s, p, &rec));
+	/* too small for the session's 3 events */
+	EXPECT_EQ(-ENOSPC, cgrstat_read_cgroup(self->s, p, v, 2));
+	ASSERT_EQ(0, cgrstat_read_cgroup(self->s, p, v, 3));
+	ASSERT_EQ(0, cgrstat_cgroup_id(self->s, p, &id));
 	ASSERT_EQ(0, cgrstat_read_text(self->s, p, text, sizeof(text)));
 	snprintf(line, sizeof(line), "\ncontext-switches %llu\n",
-		 (unsigned long long)rec.values[EV_CS].counter);
+		 (unsigned long long)v[EV_CS].counter);
 	EXPECT_NE(NULL, strstr(text, line)) TH_LOG("text:\n%s\nwanted:%s", text, line);
-	snprintf(line, sizeof(line), "cgroup_id %llu\n", (unsigned long long)rec.cgroup_id);
+	snprintf(line, sizeof(line), "cgroup_id %llu\n", (unsigned long long)id);
 	EXPECT_EQ(0, strncmp(text, line, strlen(line))) TH_LOG("text:\n%s", text);
 
 	snprintf(pin, sizeof(pin), "/sys/fs/bpf/cgrstat-test-%d", getpid());
-	ASSERT_EQ(0, cgrstat_pin_text(self->s, p, pin)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	ASSERT_EQ(0, cgrstat_pin_text(self->s, p, pin)) TH_LOG("%s", last_msg);
 	fd = open(pin, O_RDONLY);
 	ASSERT_LE(0, fd);
 	n = read(fd, pinned, sizeof(pinned) - 1);
@@ -846,22 +866,23 @@ TEST_F(cg, text_and_pinned_file)
 
 TEST(maps_full_charge_no_other_cgroup)
 {
-	struct cgrstat_opts opts = { .sz = sizeof(opts), .max_cgroups = 3 };
+	CGRSTAT_OPTS(cgrstat_opts, opts, .max_cgroups = 3);
 	long long truth[8], missing = 0, me_usage, me_classic, bound;
+	uint64_t unattributed[3];
 	int left_out = 0;
 	struct worker w[8] = {};
 	struct classic classic;
 	struct cgrstat_stats st;
-	char err[512], rel[64], me[4200];
+	char rel[64], me[4200];
 	cpu_set_t one, saved;
 	uint64_t cs, me_clock;
 	struct cgrstat *s;
 	int i;
 
-	s = cgrstat_open(EVENTS, &opts, err, sizeof(err));
+	s = cgrstat_open(EVENTS, &opts);
 	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
-		SKIP(return, "%s", err);
-	ASSERT_NE(NULL, s) TH_LOG("%s", err);
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
 	snprintf(test_root, sizeof(test_root), "%s/cgrstat-full-%d", cgrstat_cgroup_root(s),
 		 getpid());
 	ASSERT_EQ(0, mkdir(test_root, 0755));
@@ -908,15 +929,16 @@ TEST(maps_full_charge_no_other_cgroup)
 		left_out * LEAF_SPIN_MS / 2 * 1000000LL;
 	EXPECT_GE(bound, (long long)me_clock) TH_LOG("full/me was charged the leaves' cpu time");
 	cgrstat_get_stats(s, &st);
+	cgrstat_unattributed(s, unattributed, 3);
 	TH_LOG("overflow: %llu charges, %llu flushes, %llu switches",
 	       (unsigned long long)st.unattributed_charges, (unsigned long long)st.lost_flushes,
-	       (unsigned long long)st.unattributed[EV_CS]);
+	       (unsigned long long)unattributed[EV_CS]);
 	EXPECT_LE(9U, st.untracked) TH_LOG("full/me and the 8 leaves found no room");
 	EXPECT_LT(0, missing) TH_LOG("every leaf found room: the test proves nothing");
-	EXPECT_LE(missing, (long long)st.unattributed[EV_CS]);
+	EXPECT_LE(missing, (long long)unattributed[EV_CS]);
 	EXPECT_EQ(-ENOSPC, cgrstat_check_overflow(s));
-	EXPECT_NE(NULL, strstr(cgrstat_errmsg(s), "context-switches")) TH_LOG("%s",
-									     cgrstat_errmsg(s));
+	EXPECT_NE(NULL, strstr(last_msg, "context-switches")) TH_LOG("%s",
+									     last_msg);
 	move_self(cgrstat_cgroup_root(s));
 	sched_setaffinity(0, sizeof(saved), &saved);
 	for (i = 0; i < 8; i++)
@@ -935,7 +957,7 @@ TEST(maps_full_charge_no_other_cgroup)
 TEST_F(cg, entries_made_at_mkdir)
 {
 	struct cgrstat_stats st0, st1, st2, st3;
-	struct cgrstat_record rec;
+	struct cgrstat_value v[3];
 
 	cgrstat_get_stats(self->s, &st0);
 	ASSERT_EQ(0, cg_create("idle"));
@@ -955,7 +977,7 @@ TEST_F(cg, entries_made_at_mkdir)
 	ASSERT_EQ(0, cg_remove("idle"));
 	/* releases are asynchronous: a read forgets what was released */
 	for (int tries = 0; tries < 100; tries++) {
-		ASSERT_EQ(0, cgrstat_read_cgroup(self->s, "", &rec));
+		ASSERT_EQ(0, cgrstat_read_cgroup(self->s, "", v, 3));
 		cgrstat_get_stats(self->s, &st3);
 		if (st3.slot_entries == st0.slot_entries)
 			break;
@@ -972,7 +994,7 @@ TEST_F(cg, no_overflow)
 	ASSERT_EQ(0, worker_ping(&self->w[0], 5));
 	ASSERT_LT(0, worker_quiesce(&self->w[0]));
 	EXPECT_LT(0U, read_counter(_metadata, self->s, "n", EV_CS));
-	EXPECT_EQ(0, cgrstat_check_overflow(self->s)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	EXPECT_EQ(0, cgrstat_check_overflow(self->s)) TH_LOG("%s", last_msg);
 }
 
 /* Create cgroup @rel, run a task in it that exits at once, reap it and
@@ -1011,7 +1033,7 @@ TEST_F(cg, churn)
 {
 	const char *env = getenv("CGRSTAT_CHURN");
 	long n = env ? atol(env) : 1000, i;
-	struct cgrstat_record rec;
+	struct cgrstat_value v[3];
 	struct cgrstat_stats st0, st;
 	long long usage, classic_ns;
 	struct classic classic;
@@ -1024,7 +1046,7 @@ TEST_F(cg, churn)
 	ASSERT_EQ(0, churn_one("churn/warm-up"));
 	for (tries = 0; tries < 600; tries++) {
 		/* the whole hierarchy: every ancestor gets its total */
-		ASSERT_EQ(0, cgrstat_read_cgroup(self->s, "", &rec));
+		ASSERT_EQ(0, cgrstat_read_cgroup(self->s, "", v, 3));
 		cgrstat_get_stats(self->s, &st0);
 		if (st0.forgotten)
 			break;
@@ -1060,67 +1082,167 @@ TEST_F(cg, churn)
 	EXPECT_GE(st0.slot_entries, st.slot_entries);
 	EXPECT_GE(st0.total_entries, st.total_entries);
 	EXPECT_LE((uint64_t)n + 1, st.forgotten);
-	EXPECT_EQ(0, cgrstat_check_overflow(self->s)) TH_LOG("%s", cgrstat_errmsg(self->s));
+	EXPECT_EQ(0, cgrstat_check_overflow(self->s)) TH_LOG("%s", last_msg);
 	EXPECT_LE((uint64_t)n, cs);
 	/* without classic events (6.16) cpu-clock has no reference here */
 	if (!classic_clock_broken())
 		EXPECT_TRUE(REL_CLOSE(clock, classic_ns, 5)) TH_LOG("churn vs classic perf events");
 }
 
+/*
+ * cgrstat_open() takes events as perf stat -e does (lib/cgutil): the
+ * software PMU's "software/config=3/" is context-switches and
+ * "software/config=11/" cgroup-switches, each exact against the worker's
+ * own nvcsw + nivcsw.
+ */
+TEST(pmu_term_events)
+{
+	struct worker w = { .pid = 0 };
+	struct cgrstat_value v[2];
+	long long truth;
+	char p[4200];
+	struct cgrstat *s;
+
+	s = cgrstat_open("software/config=3/,software/config=11/", NULL);
+	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	EXPECT_STREQ("software/config=3/", cgrstat_event_name(s, 0));
+	snprintf(test_root, sizeof(test_root), "%s/cgrstat-pmu-%d", cgrstat_cgroup_root(s),
+		 getpid());
+	ASSERT_EQ(0, mkdir(test_root, 0755));
+	ASSERT_EQ(0, cg_create("w"));
+	ASSERT_EQ(0, worker_start(&w, "w"));
+	ASSERT_EQ(0, worker_ping(&w, 20));
+	truth = worker_quiesce(&w);
+	ASSERT_LT(0, truth);
+	cg_path(p, sizeof(p), "w");
+	ASSERT_EQ(0, cgrstat_read_cgroup(s, p, v, 2)) TH_LOG("%s", last_msg);
+	EXPECT_EQ(truth, (long long)v[0].counter);
+	EXPECT_EQ(truth, (long long)v[1].counter);
+	worker_stop(&w);
+	cgrstat_close(s);
+	remove_tree(test_root);
+}
+
 /* ---- bad input ---- */
+
+/*
+ * Options from a program built against an older header (a smaller struct:
+ * no cgroup_root) still work; a newer one's fields this library does not
+ * know are refused with E2BIG, unless they are zero; a size too small to
+ * hold sz is EINVAL.  Every refusal goes through the print callback.  The
+ * opens that must fail fail before any BPF: this runs on the host too.
+ */
+struct opts_from_the_future {
+	struct cgrstat_opts known;
+	uint64_t unknown;
+};
+
+TEST(opts_sizes_old_and_new)
+{
+	struct opts_from_the_future big = {
+		.known = { .sz = sizeof(big), .flush_hook = "cgrstat_no_such_hook" },
+	};
+	struct cgrstat_opts old = {
+		.sz = offsetof(struct cgrstat_opts, cgroup_root),
+		.max_cgroups = 64,
+		.flush_hook = "cgrstat_no_such_hook",
+		.cgroup_root = "/no/such/root",	/* past the old size: not read */
+	};
+	struct cgrstat *s;
+
+	/* zero tail: accepted, fails later at the hook it asks for */
+	EXPECT_EQ(NULL, cgrstat_open("cpu-clock", &big.known));
+	EXPECT_NE(NULL, strstr(last_msg, "cgrstat_no_such_hook")) TH_LOG("%s", last_msg);
+
+	big.unknown = 1;
+	EXPECT_EQ(NULL, cgrstat_open("cpu-clock", &big.known));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_NE(NULL, strstr(last_msg, "newer header")) TH_LOG("%s", last_msg);
+
+	/* old size: the hook is read, the root past it is not */
+	EXPECT_EQ(NULL, cgrstat_open("cpu-clock", &old));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_NE(NULL, strstr(last_msg, "cgrstat_no_such_hook")) TH_LOG("%s", last_msg);
+
+	old.sz = 4;
+	EXPECT_EQ(NULL, cgrstat_open("cpu-clock", &old));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(last_msg, "cgrstat_opts.sz")) TH_LOG("%s", last_msg);
+
+	/* an old-sized struct opens a working session */
+	old = (struct cgrstat_opts){ .sz = offsetof(struct cgrstat_opts, flush_hook),
+				     .max_cgroups = 4096, .flush_hook = "cgrstat_no_such_hook" };
+	s = cgrstat_open("cpu-clock", &old);
+	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, s) TH_LOG("old size refused: %s", last_msg);
+	cgrstat_close(s);
+}
+
+TEST(version_matches_header)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "v%d.%d.%d", CGRSTAT_MAJOR_VERSION, CGRSTAT_MINOR_VERSION,
+		 CGRSTAT_PATCH_VERSION);
+	EXPECT_EQ((uint32_t)CGRSTAT_MAJOR_VERSION, cgrstat_major_version());
+	EXPECT_EQ((uint32_t)CGRSTAT_MINOR_VERSION, cgrstat_minor_version());
+	EXPECT_STREQ(v, cgrstat_version_string());
+}
 
 TEST(unknown_event)
 {
-	char err[512] = "";
-	struct cgrstat *s = cgrstat_open("cpu-clock,no-such-event", NULL, err, sizeof(err));
+	struct cgrstat *s = cgrstat_open("cpu-clock,no-such-event", NULL);
 
 	EXPECT_EQ(NULL, s);
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_NE(NULL, strstr(err, "unknown event 'no-such-event'")) TH_LOG("%s", err);
+	EXPECT_NE(NULL, strstr(last_msg, "unknown event 'no-such-event'")) TH_LOG("%s", last_msg);
 	cgrstat_close(s);
 }
 
 TEST(missing_cgroup_path)
 {
-	struct cgrstat_record rec;
-	char err[512];
-	struct cgrstat *s = cgrstat_open("cpu-clock", NULL, err, sizeof(err));
+	struct cgrstat_value v[1];
+	struct cgrstat *s = cgrstat_open("cpu-clock", NULL);
 
 	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
-		SKIP(return, "%s", err);
-	ASSERT_NE(NULL, s) TH_LOG("%s", err);
-	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup(s, "no/such/cgroup", &rec));
-	EXPECT_NE(NULL, strstr(cgrstat_errmsg(s), "no/such/cgroup")) TH_LOG("%s", cgrstat_errmsg(s));
-	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup_id(s, 0x7fffffffffffULL, &rec));
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup(s, "no/such/cgroup", v, 1));
+	EXPECT_NE(NULL, strstr(last_msg, "no/such/cgroup")) TH_LOG("%s", last_msg);
+	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup_id(s, 0x7fffffffffffULL, v, 1));
 	cgrstat_close(s);
 }
 
 /* A kernel without the hook: ask for a symbol that does not exist. */
 TEST(kernel_without_hook)
 {
-	struct cgrstat_opts opts = { .sz = sizeof(opts), .flush_hook = "cgrstat_no_such_hook" };
-	char err[512] = "";
-	struct cgrstat *s = cgrstat_open("cpu-clock", &opts, err, sizeof(err));
+	CGRSTAT_OPTS(cgrstat_opts, opts, .flush_hook = "cgrstat_no_such_hook");
+	struct cgrstat *s = cgrstat_open("cpu-clock", &opts);
 
 	EXPECT_EQ(NULL, s);
-	EXPECT_NE(NULL, strstr(err, "lacks the rstat hook")) TH_LOG("%s", err);
-	EXPECT_NE(NULL, strstr(err, "cgrstat_no_such_hook")) TH_LOG("%s", err);
+	/* what the kernel lacks is not the caller's input: not EINVAL */
+	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("%s", strerror(errno));
+	EXPECT_NE(NULL, strstr(last_msg, "lacks the rstat hook")) TH_LOG("%s", last_msg);
+	EXPECT_NE(NULL, strstr(last_msg, "cgrstat_no_such_hook")) TH_LOG("%s", last_msg);
 	cgrstat_close(s);
 }
 
 /* No hardware PMU here: say so instead of counting zeros. */
 TEST(unsupported_event)
 {
-	char err[512] = "";
-	struct cgrstat *s = cgrstat_open("cpu-clock,cycles", NULL, err, sizeof(err));
+	struct cgrstat *s = cgrstat_open("cpu-clock,cycles", NULL);
 
-	if (!s && strstr(err, "refused") && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
-		SKIP(return, "%s", err);
+	if (!s && strstr(last_msg, "refused") && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", last_msg);
 	if (s) {
 		cgrstat_close(s);
 		SKIP(return, "this machine has a hardware PMU");
 	}
-	EXPECT_NE(NULL, strstr(err, "event 'cycles' is not supported")) TH_LOG("%s", err);
+	EXPECT_EQ(EOPNOTSUPP, errno) TH_LOG("%s", strerror(errno));
+	EXPECT_NE(NULL, strstr(last_msg, "event 'cycles' is not supported")) TH_LOG("%s", last_msg);
 }
 
 TEST_HARNESS_MAIN

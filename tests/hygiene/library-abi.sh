@@ -11,8 +11,6 @@
 #  - every C file of the library and of what it bundles (BPF programs
 #    aside, which stay GPL) is
 #    `LGPL-2.1 OR BSD-2-Clause`, SPDX line first.
-# libcgrstat is not listed: it does not follow the convention yet (see
-# lib/README.md).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,10 +20,11 @@ source tests/lib/tap.sh
 : "${fail:=0}"	# set by tap.sh
 
 # name|header|version script|build dir|macro prefix|source dirs (its own and
-# what it bundles; libcgcount's bundled libcgrstat is not relicensed yet)
+# what it bundles)
 LIBS=(
-	"cgcount|lib/cgcount/cgcount.h|lib/cgcount/libcgcount.map|build/cgcount|CGCOUNT|lib/cgcount lib/cgutil"
+	"cgcount|lib/cgcount/cgcount.h|lib/cgcount/libcgcount.map|build/cgcount|CGCOUNT|lib/cgcount lib/cgrstat lib/cgutil"
 	"memcgstat|lib/memcg/memcg_stat.h|lib/memcg/libmemcgstat.map|build/memcg|MEMCG_STAT|lib/memcg lib/cgutil"
+	"cgrstat|lib/cgrstat/cgrstat.h|lib/cgrstat/libcgrstat.map|build/bpf|CGRSTAT|lib/cgrstat lib/cgutil"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -115,9 +115,10 @@ def exists(path, kernel_tree):
     if not kernel_tree:
         return None if path.startswith(KERNEL_TOP) else False
     # the kernel tree, perf's own tree (its tests/shell/*.sh), perf as patched
+    # (with the files perf/apply-patches.sh copies in)
     return any(os.path.lexists(os.path.join(tree, path))
                for tree in (kernel_tree, kernel_tree + "/tools/perf",
-                            "build/perf-src/tools/perf"))
+                            "build/perf-src", "build/perf-src/tools/perf"))
 
 
 def patched_paths():

@@ -18,11 +18,12 @@ SAN_CFLAGS := $(CFLAGS_USER) -O1 -fsanitize=address,undefined -fno-sanitize-reco
 	-fno-omit-frame-pointer
 SAN_FD_CHECK := tests/sanitize/fd_leak_check.c
 
-$(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.c lib/cgrstat/cgrstat.h \
-		$$(CGRSTAT_SKEL) $(SAN_FD_CHECK) $(LIBBPF_A)
+$(SAN_BIN)/cgrstat: tools/cgrstat.c $$(CGRSTAT_SRCS) lib/cgrstat/cgrstat.h \
+		$$(CGRSTAT_SKEL) $(SAN_FD_CHECK) $(LIBBPF_A) $$(CGUTIL_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/cgrstat -I$(CGRSTAT_OUT) tools/cgrstat.c \
-		lib/cgrstat/cgrstat.c $(SAN_FD_CHECK) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) -I$(CGRSTAT_OUT) \
+		tools/cgrstat.c $(CGRSTAT_SRCS) $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) $(LIBBPF_A) \
+		$(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 $(SAN_BIN)/memcg-stat: tools/memcg-stat.c lib/memcg/memcg_stat.c lib/memcg/memcg_stat.h \
 		lib/memcg/memcg_stat_abi.h $$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A) \

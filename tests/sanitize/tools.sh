@@ -20,7 +20,7 @@ trap 'rmdir "$CG/a" "$CG" 2>/dev/null' EXIT
 # name|expected exit status|command line (word-split)
 CASES=(
 	"cgrstat-count|0|cgrstat -e cpu-clock,context-switches -r / -d 0"
-	"cgrstat-unknown-event|1|cgrstat -e cpu-clock,bogus -d 0"
+	"cgrstat-unknown-event|2|cgrstat -e cpu-clock,bogus -d 0"
 	"cgrstat-missing-cgroup|1|cgrstat -e cpu-clock -r no/such/cgroup -d 0"
 	"memcg-stat-bpf-subtree|0|memcg-stat -r -f anon,slab,pgfault,usage,events.oom $CG"
 	"memcg-stat-bpf-one|0|memcg-stat -f anon,file,pgscan $CG/a"

@@ -41,13 +41,15 @@ options_of() {
 }
 
 echo "TAP version 13"
-# the command-line input libcgcount refuses: TOOL|what|arguments
+# the command-line input libcgcount (libcgrstat for cgrstat) refuses:
+# TOOL|what|arguments|what stderr must name
 LIB_USAGE=(
-	"cgtop|an unknown event|-b -n 1 -d 0.1 -e no-such-event"
-	"cgtop|a malformed PMU event|-b -n 1 -d 0.1 -e software/config=/"
-	"cgtop|a bad regex|-b -n 1 -d 0.1 -e cpu-clock -r ("
-	"cgroup-exporter|an unknown event|--textfile=- -e no-such-event"
-	"cgroup-exporter|a bad regex|--textfile=- --textfile.interval=0.1 -e cpu-clock -r ("
+	"cgtop|an unknown event|-b -n 1 -d 0.1 -e no-such-event|no-such-event"
+	"cgtop|a malformed PMU event|-b -n 1 -d 0.1 -e software/config=/|software/config=/"
+	"cgtop|a bad regex|-b -n 1 -d 0.1 -e cpu-clock -r (|"
+	"cgroup-exporter|an unknown event|--textfile=- -e no-such-event|no-such-event"
+	"cgroup-exporter|a bad regex|--textfile=- --textfile.interval=0.1 -e cpu-clock -r (|"
+	"cgrstat|an unknown event|-e cpu-clock,no-such-event -d 0|no-such-event"
 )
 echo "1..$(( $(wc -w <<<"$TOOLS") * 5 + ${#LIB_USAGE[@]} ))"
 for t in $TOOLS; do
@@ -84,10 +86,10 @@ for t in $TOOLS; do
 		[ -s "$tmp/man" -a ! -s "$tmp/manerr" -a -z "$missing" ]
 done
 for c in "${LIB_USAGE[@]}"; do
-	IFS='|' read -r t what args <<<"$c"
+	IFS='|' read -r t what args names <<<"$c"
 	# shellcheck disable=SC2086 # the arguments are split on purpose
 	run "$t" $args
 	check "$t: $what ($args): $(head -c 100 "$tmp/err"), exit 2" \
-		[ $rc -eq 2 -a -s "$tmp/err" ]
+		[ $rc -eq 2 -a -s "$tmp/err" -a "$(grep -cF -- "$names" "$tmp/err")" -ge 1 ]
 done
 exit $fail
