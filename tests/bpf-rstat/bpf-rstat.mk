@@ -1,5 +1,5 @@
 # tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (lib/cgrstat/)
-# and of the seed-000 example (examples/rstat-vmscan/).
+# and of the rstat example (examples/rstat-vmscan/).
 BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
 
 $(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \

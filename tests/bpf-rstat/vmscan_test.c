@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The seed-000 workflow (upstream selftest cgroup_hierarchical_stats) with
+ * The workflow of the upstream selftest cgroup_hierarchical_stats with
  * examples/rstat-vmscan/vmscan.bpf.c: per-cgroup memcg reclaim latency collected at the
  * reclaim tracepoints, flushed by rstat, read through cgroup_iter files
  * pinned in bpffs, one per cgroup.
