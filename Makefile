@@ -74,7 +74,7 @@ vm-run: tests
 vm-shell: tests
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --shell
 
-demo: deps kernel $(BUILD)/bin/perf $$(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat
+demo: deps kernel-6.12 $(BUILD)/bin/perf $$(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat
 	@scripts/demo.sh --kernel $(BZIMAGE)
 
 clean:
