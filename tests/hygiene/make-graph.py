@@ -6,6 +6,8 @@ make, read from make's database (`make -pn help`: nothing is built).
 6.12 tree's uapi headers: neither may reach the `kernel` target, which also
 builds the 7.3 kernel (about 20 minutes from an empty ccache), or
 `kernel-7.3`. The targets that boot it (tests, check, all) must build it.
+Nor does `make demo` build the ASan/UBSan variants (build/sanitize/,
+*/asan/), which only the tests run.
 
     tests/hygiene/make-graph.py
 """
@@ -71,7 +73,7 @@ def reached(graph, goal):
 def main():
     graph = rules()
     print("TAP version 13")
-    print(f"1..{len(GOALS) + len(NEEDS_73) + 1}")
+    print(f"1..{len(GOALS) + len(NEEDS_73) + 2}")
     n, fail = 1, 0
     ok = "demo" in graph and "kernel" in graph
     print(f"{'ok' if ok else 'not ok'} {n} make's database has the demo and kernel rules")
@@ -84,6 +86,13 @@ def main():
         for b in bad:
             print("#   " + " -> ".join(seen[b]))
         fail |= bool(bad)
+    n += 1
+    demo = reached(graph, "demo")
+    asan = sorted(t for t in demo if "/asan/" in t or t.startswith("build/sanitize/"))
+    print(f"{'not ok' if asan else 'ok'} {n} make demo builds no sanitizer variant")
+    for t in asan:
+        print("#   " + " -> ".join(demo[t]))
+    fail |= bool(asan)
     for goal in NEEDS_73:
         n += 1
         ok = "kernel" in reached(graph, goal)
