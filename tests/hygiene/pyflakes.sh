@@ -11,6 +11,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
+# shellcheck source=tests/lib/scripts.sh
+source tests/lib/scripts.sh
 : "${fail:=0}"	# set by tap.sh
 
 if ! command -v pyflakes3 >/dev/null; then
@@ -18,23 +20,7 @@ if ! command -v pyflakes3 >/dev/null; then
 	exit 4
 fi
 
-# python_scripts: the tracked Python scripts, one per line
-python_scripts() {
-	local f first
-	git ls-files -z | while IFS= read -r -d '' f; do
-		if [ ! -f "$f" ] || [ -L "$f" ]; then
-			continue
-		fi
-		case $f in
-		*.py) echo "$f"; continue ;;
-		esac
-		first=
-		IFS= read -r first <"$f" 2>/dev/null
-		[[ $first =~ ^\#!.*python ]] && echo "$f"
-	done
-}
-
-mapfile -t SCRIPTS < <(python_scripts)
+mapfile -t SCRIPTS < <(tracked_scripts py '^#!.*python')
 echo "TAP version 13"
 echo "1..$(( ${#SCRIPTS[@]} + 1 ))"
 check "found the Python scripts (${#SCRIPTS[@]})" [ "${#SCRIPTS[@]}" -gt 0 ]
