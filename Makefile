@@ -11,7 +11,9 @@
 #   HOST_TESTS  host-side test programs (each prints TAP; run by `make check`)
 # The fragments are read in no particular order: a prerequisite that names
 # another component's variable is written $$(VAR) and expanded after every
-# fragment has been read (.SECONDEXPANSION). Only the BPF toolchain
+# fragment has been read (.SECONDEXPANSION), and a variable built from another
+# component's is recursive (=, not :=); tests/hygiene/include-order.sh checks
+# it. Only the BPF toolchain
 # (scripts/bpf-toolchain.mk), which every component builds with, comes first.
 # VM tests are listed in tests/vm-tests.d/*.list, host tests with arguments
 # in tests/host-tests.d/*.list (see scripts/run-tests.sh and docs/development.md).
@@ -72,7 +74,7 @@ vm-run: tests
 vm-shell: tests
 	@scripts/vm-run.sh --kernel $(BZIMAGE) --shell
 
-demo: deps kernel $(BUILD)/bin/perf $$(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat
+demo: deps kernel-6.12 $(BUILD)/bin/perf $$(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat
 	@scripts/demo.sh --kernel $(BZIMAGE)
 
 clean:

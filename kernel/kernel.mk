@@ -27,7 +27,8 @@ kernel-6.12: deps
 	@scripts/build-kernel.sh default
 kernel-7.3: deps
 	@scripts/build-kernel.sh --linux 7.3 default
-$(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel
+# what boots or builds against the 6.12 tree needs the 6.12 kernel alone
+$(BZIMAGE) $(KHDR)/linux/perf_event.h $(KOBJ)/vmlinux: | kernel-6.12
 $(BZIMAGE_73): | kernel-7.3
 
 kernel-debug: deps

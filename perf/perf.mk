@@ -25,7 +25,7 @@ perf: $(PERF)
 # same tree at once produced a broken link: one at a time.
 PERF_LOCK := $(BUILD)/perf.lock
 
-perf-src: kernel
+perf-src: kernel-6.12
 	@mkdir -p $(BUILD)
 	@flock $(PERF_LOCK) perf/apply-patches.sh $(KSRC) $(PERF_SRC)
 

@@ -20,8 +20,8 @@ PACKAGES=(
 	libslang2-dev libtraceevent-dev libpfm4-dev
 	# benchmarks and plots
 	gnuplot-nox
-	# user-space checks; every shell script (tests/hygiene)
-	valgrind shellcheck
+	# user-space checks; every shell and Python script (tests/hygiene)
+	valgrind shellcheck pyflakes3
 	# the tools' tests: a real Prometheus server and promtool (the exporter),
 	# a terminal for cgtop, man pages rendered with man -l
 	prometheus tmux man-db

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memcg_stat_bench: the seed 003 experiment. Reading memory.stat as text
+ * memcg_stat_bench: the experiment of the upstream memcg kfuncs patch (JP
+ * Kobryn's, "introduce BPF kfuncs to access memcg statistics"). Reading memory.stat as text
  * (lseek + read; and with parsing) against the BPF reader (bpf_mem_cgroup_*
  * kfuncs), for one cgroup read N times and for C cgroups read once each per
  * round, N rounds. The BPF reader reads one cgroup with BPF_PROG_RUN of a
  * syscall program (bpf-run) or through a cgroup_iter fd (bpf-iter), and C
  * cgroups in one cgroup_iter walk of their parent (bpf-walk). Prints
- * real/user/sys per mode and the ratios the issue targets.
+ * real/user/sys per mode and the text/BPF ratios.
  *
  *   memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]
  */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Seed 000 example: per-cgroup memcg reclaim latency, aggregated by rstat.
+ * Per-cgroup memcg reclaim latency, aggregated by rstat: the pattern of the
+ * kernel's BPF selftest cgroup_hierarchical_stats.
  *
  * vmscan_start/vmscan_end time each memcg reclaim of the current task and
  * add it to its memcg cgroup's per-cpu reading, then mark (cgroup, cpu)

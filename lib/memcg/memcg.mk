@@ -20,13 +20,14 @@ MEMCG_MAP := $(MEMCG_DIR)/libmemcgstat.map
 MEMCG_LIB := $(MEMCG_OUT)/libmemcgstat.a
 MEMCG_LIB_SO := $(MEMCG_OUT)/libmemcgstat.so.$(MEMCG_VERSION)
 MEMCG_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(MEMCG_DIR) -I$(MEMCG_OUT)
-MEMCG_LDLIBS := $(MEMCG_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS)
+# = not :=, and $$(CGUTIL_...) in prerequisites: lib/cgutil/cgutil.mk may be read later
+MEMCG_LDLIBS = $(MEMCG_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS)
 
 $(eval $(call BPF_SKEL_RULES,$(MEMCG_DIR),$(MEMCG_OUT)))
 
 $(MEMCG_OUT)/memcg_stat.o: $(MEMCG_DIR)/memcg_stat.c $(MEMCG_DIR)/memcg_stat.h \
 		$(MEMCG_DIR)/memcg_stat_abi.h $(MEMCG_OUT)/memcg_stat.skel.h $(LIBBPF_HDRS_STAMP) \
-		$(CGUTIL_DIR)/cgutil.h
+		$$(CGUTIL_DIR)/cgutil.h
 	@mkdir -p $(@D)
 	$(CC) $(MEMCG_CFLAGS) -fPIC -fvisibility=hidden $(CGUTIL_CFLAGS) -c $< -o $@
 
@@ -34,7 +35,7 @@ $(MEMCG_LIB): $(MEMCG_OUT)/memcg_stat.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(MEMCG_LIB_SO): $(MEMCG_OUT)/memcg_stat.o $(CGUTIL_LIB) $(LIBBPF_A) $(MEMCG_MAP)
+$(MEMCG_LIB_SO): $(MEMCG_OUT)/memcg_stat.o $$(CGUTIL_LIB) $(LIBBPF_A) $(MEMCG_MAP)
 	$(CC) -shared -Wl,-soname,$(MEMCG_SONAME) -Wl,--version-script=$(MEMCG_MAP) -Wl,-z,defs \
 		-o $@ $(MEMCG_OUT)/memcg_stat.o $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
 		$(CGUTIL_LDLIBS)

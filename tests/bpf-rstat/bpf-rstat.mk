@@ -1,5 +1,5 @@
 # tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (lib/cgrstat/)
-# and of the seed-000 example (examples/rstat-vmscan/).
+# and of the rstat example (examples/rstat-vmscan/).
 BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
 
 $(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
@@ -9,9 +9,12 @@ $(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DI
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/cgrstat_test
 
-$(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A)
+# the cgroup2 mount from lib/cgutil
+$(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A) \
+		$$(CGUTIL_DIR)/cgutil.h $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -Wno-clobbered $(LIBBPF_CFLAGS) -I$(VMSCAN_OUT) \
-		-Itests/lib -I$(KSELFTEST_INC) $< $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+		$(CGUTIL_CFLAGS) -Itests/lib -I$(KSELFTEST_INC) $< $(CGUTIL_LIB) $(LIBBPF_A) \
+		$(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/vmscan_test

@@ -471,7 +471,7 @@ static uint64_t read_counter(struct __test_metadata *_metadata, struct cgrstat *
 #define REL_CLOSE(a, b, pct) (llabs((long long)(a) - (long long)(b)) * 100 <= (long long)(pct) * llabs((long long)(b)))
 
 /*
- * The seed-000 hierarchy: test -> child1, child2 -> two leaves each, one
+ * The hierarchy of the kernel's cgroup_hierarchical_stats selftest: test -> child1, child2 -> two leaves each, one
  * worker per leaf and one in child1 itself.  Leaf counts are exact: every
  * switch out of a worker is charged to its leaf (it is alone there), so
  * context-switches == cgroup-switches == nvcsw + nivcsw of the worker.

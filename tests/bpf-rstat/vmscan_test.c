@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The seed-000 workflow (upstream selftest cgroup_hierarchical_stats) with
+ * The workflow of the upstream selftest cgroup_hierarchical_stats with
  * examples/rstat-vmscan/vmscan.bpf.c: per-cgroup memcg reclaim latency collected at the
  * reclaim tracepoints, flushed by rstat, read through cgroup_iter files
  * pinned in bpffs, one per cgroup.
@@ -27,6 +27,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "cgutil.h"
 #include "harness.h"
 #include "vmscan.skel.h"
 
@@ -47,23 +48,6 @@ static int write_file(const char *path, const char *text)
 		ret = -errno;
 	close(fd);
 	return ret;
-}
-
-static int find_cgroup2(void)
-{
-	char line[4096], mnt[4096], type[64];
-	FILE *f = fopen("/proc/self/mounts", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %4095s %63s", mnt, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(cg_root, sizeof(cg_root), "%s", mnt);
-			fclose(f);
-			return 0;
-		}
-	fclose(f);
-	return -1;
 }
 
 /* A zram swap device makes anonymous memory reclaimable. */
@@ -195,7 +179,7 @@ TEST(vmscan_hierarchical_stats)
 	bool swap;
 	int i, ret;
 
-	ASSERT_EQ(0, find_cgroup2());
+	ASSERT_EQ(0, cgutil_cgroup2_root(cg_root, sizeof(cg_root)));
 	snprintf(test_dir, sizeof(test_dir), "%s/vmscan-test-%d", cg_root, getpid());
 	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/vmscan-test-%d", getpid());
 	swap = setup_swap();

@@ -19,28 +19,14 @@ cd "$(dirname "$0")/../.." || exit 1
 
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
+# shellcheck source=tests/lib/scripts.sh
+source tests/lib/scripts.sh
 : "${fail:=0}"	# set by tap.sh
 
 if ! command -v shellcheck >/dev/null; then
 	echo "1..0 # SKIP shellcheck is not installed (make deps installs it)"
 	exit 4
 fi
-
-# shell_scripts: the tracked shell scripts, one per line
-shell_scripts() {
-	local f first
-	git ls-files -z | while IFS= read -r -d '' f; do
-		if [ ! -f "$f" ] || [ -L "$f" ]; then
-			continue
-		fi
-		case $f in
-		*.sh) echo "$f"; continue ;;
-		esac
-		first=
-		IFS= read -r first <"$f" 2>/dev/null
-		[[ $first =~ ^\#!.*[/\ ](ba|da)?sh(\ |$) ]] && echo "$f"
-	done
-}
 
 # The error handling a script chose: set -euo pipefail, or a comment saying
 # why it does without (or a sourced file, which takes its caller's options).
@@ -50,7 +36,7 @@ says_how_it_fails() {
 		grep -qiE '^[[:space:]]*#.*(set -e|pipefail)' "$1"
 }
 
-mapfile -t SCRIPTS < <(shell_scripts)
+mapfile -t SCRIPTS < <(tracked_scripts sh '^#!.*[/ ](ba|da)?sh( |$)')
 # One shellcheck run over all of them (a quarter of the time of one run per
 # script); its findings, "FILE:LINE:COL: level: text [SCnnnn]", by file.
 declare -A FINDINGS=()

@@ -24,7 +24,8 @@ paths are the kernel tree's) and data (bench/results, *.csv, *.json):
     (bzImage-bench, headers-7.3);
   - `make TARGET` in a Markdown or man page: make knows TARGET.
 And, in the same files (the patches included): no host machine's path
-(below /work, /root or /home) and no tracker number ("issue" and its number): the
+(below /work, /root or /home) and no tracker number ("issue" or "seed" and its
+number): the
 repository speaks of itself alone.
 Placeholders are passed over: <name>, NAME, X.Y.Z, $(VAR), ${VAR}, %, {a,b},
 foo; so are #include lines (<perf/evsel.h> is libperf's) and NOT_PATHS.
@@ -61,7 +62,8 @@ def tracked(skip=SKIP_FILE):
 
 
 HOST_PATH = re.compile(r"(?<![\w$\"'}./-])/(?:work|root|home)/[\w.-]")
-TRACKER = re.compile(r"\b[Ii]ssues? #?\d+\b")
+# an issue or a source document by its number: "issue", "seed", then " N" or "-N"
+TRACKER = re.compile(r"\b(?:[Ii]ssues? #?|[Ss]eeds?[ -])\d+\b")
 
 
 def foreign_mentions():

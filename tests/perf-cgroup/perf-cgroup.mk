@@ -16,8 +16,9 @@ PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tes
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
 # The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
 # -Wno-sign-compare (as -Wno-unused-parameter) is for its macros, and so is
-# -Wno-clobbered (its setjmp in __TEST_F_IMPL).
-PCG_CFLAGS := $(CFLAGS_USER) -Itests/lib -Wno-unused-parameter -Wno-sign-compare \
+# -Wno-clobbered (its setjmp in __TEST_F_IMPL). = not :=, and $$(CGUTIL_LIB) as a
+# prerequisite: lib/cgutil/cgutil.mk may be read later.
+PCG_CFLAGS = $(CFLAGS_USER) -Itests/lib -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-clobbered \
 	-isystem $(KHDR) \
 	-I$(KSELFTEST_INC) -I$(PCG_DIR) $(CGUTIL_CFLAGS)
@@ -26,7 +27,7 @@ PERF_SELFTEST_DIR  := $(BUILD)/perf-selftests
 PERF_SELFTEST_BINS := $(addprefix $(PERF_SELFTEST_DIR)/,\
 	sigtrap_threads remove_on_exec watermark_signal mmap)
 
-$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS) $(CGUTIL_LIB)
+$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS) $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_DIR)/pcg_lib.c $(CGUTIL_LIB) $(CGUTIL_LDLIBS) -lpthread
 

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Host test (TAP): each mechanism lib/README.md says exists once is written
+# once, in the C the repository tracks (the kernel and perf patches aside:
+# perf cannot link our libraries and keeps its own, perf/patches/README.md).
+#
+# For each mechanism, a pattern that finds code doing it, and the files
+# allowed to; a file outside them that matches fails the mechanism's line
+# and is named with its line (comment lines are passed over):
+#  - where cgroup2 is mounted: only lib/cgutil reads /proc/self/mounts
+#    (getmntent(3), which undoes the octal escapes sscanf leaves);
+#  - a cgroup's id: name_to_handle_at(2) only in lib/cgutil;
+#  - event names -> perf_event_attr: one table of generic names, in lib/cgutil;
+#  - libpfm4's encoding: lib/cgutil/pfm.c;
+#  - the multi-cgroup ioctls (ATTACH/DETACH/READ_CGROUP(S)): libcgcount.
+# Allowed besides, each for the reason given in its file:
+#  - examples/cgroup-counter/cgroup-counter.c: one self-contained file that
+#    teaches the ioctl ABI with libc alone (its own small event table, id
+#    and READ_CGROUPS loop);
+#  - tests/perf-cgroup/*: the ioctls' own tests, which call them directly
+#    (with bad sizes and ids on purpose) so as not to test the library with
+#    itself;
+#  - tests/smoke/smoke.c: checks the kernel's cgroup file handle itself
+#    (handle == inode number) on each guest kernel.
+#
+# No set -e: a failed check is a TAP line and the test goes on.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+: "${fail:=0}"	# set by tap.sh
+
+EXAMPLE=examples/cgroup-counter/cgroup-counter.c
+
+# mechanism NAME REGEX ALLOWED...: no tracked C file outside ALLOWED (paths,
+# or folders ending in /) has a line matching the extended REGEX
+mechanism() {
+	local name=$1 regex=$2 hit file allowed a stray=()
+	shift 2
+	while IFS= read -r hit; do
+		file=${hit%%:*}
+		# a comment's line names a mechanism, it does not do it
+		[[ ${hit#*:*:} =~ ^[[:space:]]*(\*|/\*|//) ]] && continue
+		allowed=0
+		for a in "$@"; do
+			if [[ $a == */ && $file == "$a"* ]] || [[ $file == "$a" ]]; then
+				allowed=1
+			fi
+		done
+		[ "$allowed" = 1 ] || stray+=("$hit")
+	done < <(git grep -nE "$regex" -- '*.c' '*.h' | cut -c1-160)
+	if [ ${#stray[@]} -eq 0 ]; then
+		ok "$name: only in $*"
+	else
+		not_ok "$name: only in $*"
+		printf '#   also in %s\n' "${stray[@]}"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..5"
+mechanism "where cgroup2 is mounted (/proc/self/mounts)" \
+	'"/proc/(self/)?(mounts|mountinfo)"' lib/cgutil/
+mechanism "a cgroup's id (name_to_handle_at)" \
+	'name_to_handle_at *\(' lib/cgutil/ "$EXAMPLE" tests/smoke/smoke.c
+mechanism "the table of generic event names" \
+	'\{ *"[a-z][a-z0-9-]*", *(PERF_TYPE_[A-Z]+, *)?PERF_COUNT_(SW|HW)_' lib/cgutil/ "$EXAMPLE"
+mechanism "libpfm4's event encoding" \
+	'pfm_get_os_event_encoding *\(|pfm_initialize *\(' lib/cgutil/
+mechanism "the multi-cgroup ioctls (ATTACH/DETACH/READ_CGROUP(S))" \
+	'PERF_EVENT_IOC_(ATTACH|DETACH|READ)_CGROUPS?[,)]' lib/cgcount/ "$EXAMPLE" tests/perf-cgroup/
+exit "$fail"
