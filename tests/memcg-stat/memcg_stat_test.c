@@ -119,6 +119,21 @@ static int compare_with_memory_stat(struct __test_metadata *_metadata,
 	return -1;
 }
 
+/*
+ * How far apart two memory.stat files read one after the other may be. The
+ * bpf backend flushes the subtree once and reads every cgroup from that
+ * state: nothing. The text backend (kernels without the kfuncs) reads each
+ * file on its own, and a read flushes only past the kernel's threshold
+ * (MEMCG_CHARGE_BATCH pages per cpu, memcg_vmstats_needs_flush()), with up
+ * to as much again still batched per cpu: one reading may miss up to twice
+ * MAX_VMSTAT_ERROR that another already shows. Seen on Debian's 6.17: a
+ * parent's active_anon 620 kB below its children's sum.
+ */
+static uint64_t text_read_slack(struct memcg_stat_reader *r)
+{
+	return memcg_stat_backend(r) == MEMCG_STAT_BACKEND_TEXT ? 2ULL * MAX_VMSTAT_ERROR : 0;
+}
+
 static uint64_t field(const struct memcg_stat_row *row, const char *name)
 {
 	int f;
@@ -267,7 +282,7 @@ TEST_F_TIMEOUT(memcg, parent_is_sum_of_children, 120)
 		{ .shmem_kb = 1024, .files = 200, .dir = self->dir },
 		{ .anon_kb = 512, .shmem_kb = 512, .files = 100, .dir = self->dir },
 	};
-	uint64_t sum[NR_ACC_FIELDS] = {}, ids[4];
+	uint64_t sum[NR_ACC_FIELDS] = {}, ids[4], slack;
 	const struct memcg_stat_row *row;
 	struct mcg_task t[3];
 	char p[300], c[320];
@@ -288,6 +303,7 @@ TEST_F_TIMEOUT(memcg, parent_is_sum_of_children, 120)
 		for (f = 0; f < NR_ACC_FIELDS; f++)
 			sum[f] += memcg_stat_row(self->bpf, i)->values[f];
 	row = memcg_stat_row(self->bpf, 0);
+	slack = text_read_slack(self->bpf);
 	for (f = 0; f < NR_ACC_FIELDS; f++) {
 		/* mkdir charges a child memcg's own structures to its parent
 		 * (set_active_memcg(parent) in mem_cgroup_css_alloc()): the
@@ -295,13 +311,14 @@ TEST_F_TIMEOUT(memcg, parent_is_sum_of_children, 120)
 		 */
 		uint64_t own = is_kernel_field(acc_fields[f]) ? OWN_KERNEL_MAX : 0;
 
-		EXPECT_TRUE(row->values[f] >= sum[f] && row->values[f] - sum[f] <= own) {
-			TH_LOG("%s: parent %llu children %llu", acc_fields[f],
+		EXPECT_TRUE(row->values[f] + slack >= sum[f] &&
+			    row->values[f] <= sum[f] + own + slack) {
+			TH_LOG("%s: parent %llu children %llu (slack %llu)", acc_fields[f],
 			       (unsigned long long)row->values[f],
-			       (unsigned long long)sum[f]);
+			       (unsigned long long)sum[f], (unsigned long long)slack);
 		}
 	}
-	EXPECT_GE(field(row, "anon"), 1536ULL << 10);
+	EXPECT_GE(field(row, "anon") + slack, 1536ULL << 10);
 	EXPECT_EQ(0, compare_with_memory_stat(_metadata, self->bpf, p));
 
 	/* the text backend walks the same cgroups, the parent first */
