@@ -21,11 +21,11 @@ $(eval $(call BPF_SKEL_RULES,bench,$(BENCH_SKEL_OUT)))
 
 # cgbench measures libcgcount as programs link it; floor-read loads its own
 # BPF program with the program's own libbpf (libcgcount.a keeps its copy local)
-$(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h $$(CGC_LIB_A) $$(CGUTIL_LIB) \
+$(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h tools/cli.h $$(CGC_LIB_A) $$(CGUTIL_LIB) \
 		$(LIBBPF_A) $(KHDR)/linux/perf_event.h $(BENCH_SKEL_OUT)/switch_read.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $(CGUTIL_CFLAGS) $(LIBBPF_CFLAGS) -isystem $(KHDR) \
-		-I$(BENCH_SKEL_OUT) $< $(CGC_LIB_A) $(CGUTIL_LIB) $(LIBBPF_A) $(CGC_LDLIBS) \
+		-Itools -I$(BENCH_SKEL_OUT) $< $(CGC_LIB_A) $(CGUTIL_LIB) $(LIBBPF_A) $(CGC_LDLIBS) \
 		$(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/cgbench
@@ -61,9 +61,9 @@ $(BENCH_RSTAT_OUT)/trigger: bench/bpf-rstat/trigger.c $(BENCH_RSTAT_OUT)/trigger
 GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
-$(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h \
+$(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h tools/cli.h \
 		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) -Itests/memcg-stat -Itests/lib $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) -Itools -Itests/memcg-stat -Itests/lib $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

@@ -57,6 +57,7 @@
 
 #include "cgcount.h"
 #include "cgutil.h"
+#include "cli.h"
 #include "switch_read.skel.h"
 
 #define MAX_EVENTS 8
@@ -829,13 +830,15 @@ static int ring(struct session *s, int tasks, int tokens, long loops)
 
 /* ---- main ---- */
 
-static void usage(void)
+/* The usage on @f; returns the exit status of a usage error. */
+static int usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]\n"
 		"       cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...\n"
 		"       cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]\n"
 		"backends: none floor floor-read events shared rstat\n");
+	return CLI_EXIT_USAGE;
 }
 
 struct options {
@@ -881,10 +884,14 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int ret = -1;
 
-	if (parse_options(argc - 1, argv + 1, &o)) {
-		usage();
-		return 2;
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		usage(stdout);
+		return 0;
 	}
+	if (!strcmp(cmd, "--version"))
+		return cli_version("cgbench");
+	if (parse_options(argc - 1, argv + 1, &o))
+		return usage(stderr);
 	optind += 1;
 	b = find_backend(o.backend, &s.backend);
 	raise_fd_limit();
@@ -898,7 +905,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(cmd, "ring"))
 		ret = ring(&s, o.tasks, o.tokens, o.loops);
 	else
-		usage();
+		ret = usage(stderr);
 out:
 	session_free(&s);
 	return ret < 0 ? 1 : ret;

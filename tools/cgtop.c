@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,39 +352,78 @@ static void terminal_size(const struct screen *sc, int *rows, int *cols)
 	}
 }
 
+/* One line of the screen, built up and then cut to the terminal's width. */
+struct line {
+	char buf[4096];
+	size_t len;
+};
+
+static void line_add(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line_add(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(l->buf + l->len, sizeof(l->buf) - l->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->len = l->len + n < sizeof(l->buf) ? l->len + n : sizeof(l->buf) - 1;
+}
+
+/*
+ * Print @l and start a new one.  On a terminal @width is its width less one
+ * column: a line never wraps, which would push the header off the screen.
+ */
+static void line_put(struct line *l, int width)
+{
+	int len = l->len;
+
+	if (width > 0 && len > width)
+		len = width;
+	printf("%.*s\n", len, l->buf);
+	l->len = 0;
+	l->buf[0] = '\0';
+}
+
 /* A path in @width columns: its end, which names the cgroup, is kept. */
-static void print_path(const char *path, int width)
+static void add_path(struct line *l, const char *path, int width)
 {
 	int len = strlen(path);
 
 	if (width <= 0 || len <= width)
-		printf("%s\n", path);
+		line_add(l, "%s", path);
 	else
-		printf("...%s\n", path + len - (width - 3));
+		line_add(l, "...%s", path + len - (width - 3));
 }
 
-static void print_header(const struct screen *sc, size_t shown)
+/* The most telling first: a narrow terminal cuts the end off. */
+static void print_header(const struct screen *sc, size_t shown, int width)
 {
 	const char *sort = sc->sort_col < 0 ? "path" : sc->cols[sc->sort_col].name;
+	struct line l = { .len = 0 };
 	int c;
 
-	printf("cgtop: %zu of %zu cgroups, %s backend, interval %.2f s, iteration %ld, "
-	       "sorted by %s%s\n", shown, sc->nr_rows,
-	       cgcount_backend_name(cgcount_backend(sc->s)), sc->secs, sc->iteration, sort,
-	       sc->reverse ? " (reversed)" : "");
+	line_add(&l, "cgtop: %zu of %zu cgroups, sorted by %s%s, iteration %ld, interval %.2f s, "
+		 "%s backend", shown, sc->nr_rows, sort, sc->reverse ? " (reversed)" : "",
+		 sc->iteration, sc->secs, cgcount_backend_name(cgcount_backend(sc->s)));
+	line_put(&l, width);
 	for (c = 0; c < sc->nr_cols; c++)
-		printf("%*s ", sc->cols[c].width, sc->cols[c].name);
-	printf("CGROUP\n");
+		line_add(&l, "%*s ", sc->cols[c].width, sc->cols[c].name);
+	line_add(&l, "CGROUP");
+	line_put(&l, width);
 	for (c = 0; c < sc->nr_cols; c++)
-		printf("%*s ", sc->cols[c].width, sc->cols[c].event < 0 ? "insn/cycle" :
-		       sc->cols[c].is_time ? "% of a cpu" : "per second");
-	printf("\n");
+		line_add(&l, "%*s ", sc->cols[c].width, sc->cols[c].event < 0 ? "insn/cycle" :
+			 sc->cols[c].is_time ? "% of a cpu" : "per second");
+	line_put(&l, width);
 }
 
 static void draw(const struct screen *sc)
 {
-	int term_rows, term_cols, c, path_width = 0;
+	int term_rows, term_cols, c, width = 0, path_width = 0;
 	size_t i, shown = sc->nr_rows;
+	struct line l = { .len = 0 };
 	char buf[32];
 
 	terminal_size(sc, &term_rows, &term_cols);
@@ -391,18 +431,21 @@ static void draw(const struct screen *sc)
 		shown = term_rows - 4;
 	if (sc->o->rows && shown > (size_t)sc->o->rows)
 		shown = sc->o->rows;
-	if (term_cols)
-		path_width = term_cols - sc->values_width > PATH_MIN_WIDTH ?
-			     term_cols - sc->values_width - 1 : PATH_MIN_WIDTH;
+	if (term_cols > 1) {
+		width = term_cols - 1;
+		path_width = width - sc->values_width > PATH_MIN_WIDTH ?
+			     width - sc->values_width : PATH_MIN_WIDTH;
+	}
 	if (!sc->o->batch)
 		printf("\033[H\033[2J");
-	print_header(sc, shown);
+	print_header(sc, shown, width);
 	for (i = 0; i < shown; i++) {
 		for (c = 0; c < sc->nr_cols; c++) {
 			format_value(sc, c, sc->rows[i].values[c], buf, sizeof(buf));
-			printf("%*s ", sc->cols[c].width, buf);
+			line_add(&l, "%*s ", sc->cols[c].width, buf);
 		}
-		print_path(sc->rows[i].path, path_width);
+		add_path(&l, sc->rows[i].path, path_width);
+		line_put(&l, width);
 	}
 	if (sc->o->batch)
 		printf("\n");

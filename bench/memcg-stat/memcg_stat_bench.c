@@ -22,8 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "memcg_stat.h"
 #include "mcg_util.h"
+
+#define USAGE "usage: memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]\n"
 
 #define BENCH_CG MCG_ROOT "/memcg-stat-bench"
 #define MAX_FIELDS 48
@@ -305,9 +308,15 @@ int main(int argc, char **argv)
 	struct cfg c = {};
 	int err;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(USAGE, stdout);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--version"))
+		return cli_version("memcg_stat_bench");
 	if (parse_args(&c, argc, argv)) {
-		fprintf(stderr, "usage: memcg_stat_bench [-n ITERS] [-N ROUNDS] [-c CGROUPS] [-f FIELDS] [-R SLICES]\n");
-		return 2;
+		fputs(USAGE, stderr);
+		return CLI_EXIT_USAGE;
 	}
 	if (setup_cgroups(c.nr_cgroups, &task)) {
 		fprintf(stderr, "memcg_stat_bench: cannot set up cgroups under %s\n", BENCH_CG);

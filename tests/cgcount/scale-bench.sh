@@ -20,7 +20,7 @@ ulimit -n 1048576 2>/dev/null || ulimit -n 65536
 echo "# $N cgroups, fd limit $(ulimit -n)"
 for b in shared rstat events; do
 	start=$(date +%s.%N)
-	out=$("$BIN/cgtop" -b "$b" -n 1 -d 1 --iterations 1 --batch -r "^/cgscale-$$/" 2>&1)
+	out=$("$BIN/cgtop" --backend "$b" --rows 1 -d 1 --iterations 1 --batch -r "^/cgscale-$$/" 2>&1)
 	rc=$?
 	end=$(date +%s.%N)
 	echo "$b: exit $rc, $(echo "$end - $start" | bc) s wall for open + add + 2 reads + close (1 s of it the interval)"

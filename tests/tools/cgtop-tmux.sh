@@ -32,7 +32,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-capture() { "${TMUX_CMD[@]}" capture-pane -p -t cgtop >"$tmp/screen"; }
+# -J: a line the terminal wrapped comes back whole, as wide as it was
+capture() { "${TMUX_CMD[@]}" capture-pane -J -p -t cgtop >"$tmp/screen"; }
 
 # wait_screen REGEX: until the screen shows a line matching REGEX (30 s)
 wait_screen() {
@@ -66,7 +67,7 @@ wait_screen "^cgtop: 11 of 33 cgroups.*iteration ([2-9]|[0-9]{2,}),"
 sed 's/^/# /' "$tmp/screen"
 lines=$(grep -c '' "$tmp/screen")
 rows=$(awk 'NR > 3 && NF' "$tmp/screen" | wc -l)
-widest=$(awk '{ if (length > w) w = length } END { print w }' "$tmp/screen")
+widest=$(awk '{ sub(/ +$/, ""); if (length > w) w = length } END { print w }' "$tmp/screen")
 check "fits 100 x 15: $lines lines, the widest $widest columns, $rows of 33 cgroups shown" \
 	[ "$lines" -le 15 -a "$widest" -le 100 -a "$rows" = 11 ]
 busy_cpu=$(awk -v p="/$TOP/busy" '$NF == p { print int($1) }' "$tmp/screen")

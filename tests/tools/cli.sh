@@ -8,7 +8,10 @@
 #    libcgcount refuses of the command line is a usage error too);
 #  - --help has no unexpanded printf conversion (%s);
 #  - `man -l` renders the man page without a warning, and every option the
-#    usage names (-x, --long) appears in it.
+#    usage names (-x, --long) appears in it;
+#  - the bench drivers cgbench and memcg_stat_bench (bench/README.md
+#    documents them, no man page): --help, --version and an unknown option
+#    the same way.
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -51,7 +54,7 @@ LIB_USAGE=(
 	"cgroup-exporter|a bad regex|--textfile=- --textfile.interval=0.1 -e cpu-clock -r (|"
 	"cgrstat|an unknown event|-e cpu-clock,no-such-event -d 0|no-such-event"
 )
-echo "1..$(( $(wc -w <<<"$TOOLS") * 5 + ${#LIB_USAGE[@]} ))"
+echo "1..$(( $(wc -w <<<"$TOOLS") * 5 + ${#LIB_USAGE[@]} + 6 ))"
 for t in $TOOLS; do
 	if [ ! -x "$BIN/$t" ]; then
 		for _ in 1 2 3 4 5; do not_ok "$t: $BIN/$t not built"; done
@@ -92,4 +95,19 @@ for c in "${LIB_USAGE[@]}"; do
 	check "$t: $what ($args): $(head -c 100 "$tmp/err"), exit 2" \
 		[ $rc -eq 2 -a -s "$tmp/err" -a "$(grep -cF -- "$names" "$tmp/err")" -ge 1 ]
 done
-exit $fail
+
+# bench driver|an unknown option
+BENCH_DRIVERS=("cgbench|cost --no-such-option" "memcg_stat_bench|--no-such-option")
+for b in "${BENCH_DRIVERS[@]}"; do
+	IFS='|' read -r t args <<<"$b"
+	run "$t" --help
+	check "$t --help: usage on stdout, exit 0" \
+		[ $rc -eq 0 -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" = 1 ]
+	run "$t" --version
+	check "$t --version: '$(cat "$tmp/out")', exit 0" \
+		[ $rc -eq 0 -a "$(grep -cE "^$t \(linux-multicgroup\) [0-9]+\.[0-9]+" "$tmp/out")" = 1 ]
+	# shellcheck disable=SC2086 # the arguments are split on purpose
+	run "$t" $args
+	check "$t $args: stderr only, exit 2" [ $rc -eq 2 -a ! -s "$tmp/out" -a -s "$tmp/err" ]
+done
+exit "$fail"

@@ -13,7 +13,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}
 EXP=$BIN/cgroup-exporter
-PORT=${EXPORTER_HOST_PORT:-19464}
+# a port no one listens on: another worktree may run this test at the same time
+PORT=${EXPORTER_HOST_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 tmp=$(mktemp -d)
 pid=
 
@@ -43,8 +44,15 @@ print(code)
 PY
 }
 
-# serve ADDRESS: start the exporter there, wait until it listens
+# serve ADDRESS: start the exporter there, wait until it listens; a TAP
+# line and exit if it does not (never test another process on the port)
 serve() {
+	start "$@" && return 0
+	sed 's/^/# /' "$tmp/serve.err"
+	echo "Bail out! the exporter did not listen on $1"
+	exit 1
+}
+start() {
 	"$EXP" --backend events -e cpu-clock,context-switches -r '^/$' \
 		--web.listen-address="$1" 2>"$tmp/serve.err" &
 	pid=$!
