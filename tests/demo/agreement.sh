@@ -34,4 +34,5 @@ verdict=$(awk '
 echo "# $verdict"
 check "events, shared and rstat agree within 5 % on every busy cgroup" \
 	[ "${verdict%% *}" = ok ]
+# shellcheck disable=SC2154 # set by tests/lib/tap.sh
 exit "$fail"
