@@ -45,7 +45,7 @@ help:
 ## make kernel        build/bzImage (6.12 + kernel/backport-6.12), build/bzImage-7.3 (7.3 + kernel/mainline-7.3)
 ## make perf          build/bin/perf with the perf series (perf/patches)
 ## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
-## make install       libcgcount: header, .a, .so, pkg-config (PREFIX=, DESTDIR=)
+## make install       libcgcount (header, .a, .so, pkg-config), the tools and their man pages (PREFIX=, DESTDIR=)
 ## make bench-quick   every backend side by side, reduced sweep (make bench: full)
 ## make vm-run CMD=.. one command in the guest;  make vm-shell: a shell there
 ## make deps          install the build and test dependencies (apt-get)

@@ -85,7 +85,7 @@ reps=${BENCH_REPS:-$reps}
 # counts: the same pipe run (-G, 1,000 round trips) read 25.3 to 33.9 us
 # per round trip in five runs of one boot, and 15.71 to 15.81 with it.
 # The pipe's loop does not fork, so its cost is the same either way.
-cg_opts=$(awk -v r=$cg_root '$2 == r && $3 == "cgroup2" { print $4; exit }' /proc/mounts)
+cg_opts=$(findmnt -n -o OPTIONS "$cg_root")
 if [[ ,$cg_opts, != *,favordynmods,* ]] && mount -o remount,favordynmods $cg_root; then
 	trap 'mount -o remount,"$cg_opts" $cg_root' EXIT
 fi
@@ -406,7 +406,7 @@ echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --
 	echo "driver=$([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend=events|bpf|shared|rstat" || echo "perf stat (events, bperf), cgbench (shared, rstat)"), cgbench (floor, floor-read)"
 	echo "reps=$reps pipe_loops=$pipe_loops ring_loops=$ring_loops perf=$(command -v perf) ($(perf version 2>/dev/null))"
 	echo "backends=${backends[*]}"
-	echo "cgroup2=$(awk -v r=$cg_root '$2 == r { print $4; exit }' /proc/mounts)"
+	echo "cgroup2=$(findmnt -n -o OPTIONS "$cg_root")"
 } >>"$out/meta.txt"
 for c in "${configs[@]}"; do
 	read -r g e d <<<"$c"

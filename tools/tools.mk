@@ -10,6 +10,9 @@
 # cgtop and cgroup-exporter share cgtool.c (the options choosing what to
 # count, the session, the cgroup tree); every tool follows cli.h (--help,
 # --version, exit status 2 for a usage error). Man pages: docs/man/*.1.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   also installs these tools
+#                      in PREFIX/bin and their man pages in PREFIX/share/man/man1
 # The sanitizer builds of cgrstat and memcg-stat are in tests/sanitize/.
 TOOLS_DIR := tools
 CGC_TOOLS := cgtop cgroup-exporter
@@ -37,7 +40,15 @@ $(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_D
 	@mkdir -p $(@D)
 	$(CC) $(MEMCG_CFLAGS) $(CGUTIL_CFLAGS) $< $(MEMCG_LDLIBS) -o $@
 
-.PHONY: tools
-tools: $(CGC_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat
+.PHONY: tools tools-install
+TOOLS_INSTALLED := cgtop cgroup-exporter cgrstat memcg-stat
+tools: $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED))
+
+tools-install: tools
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(patsubst %,docs/man/%.1,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+install: tools-install
 
 GUEST_BINS += $(CGC_TOOL_BINS) $(CGC_ASAN_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat

@@ -20,7 +20,7 @@
 set -eu
 cd "$(dirname "$0")/../.."
 B=build/bench/bpf-rstat
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+CG=$(findmnt -n -f -t cgroup2 -o TARGET)
 ROUNDS=${ROUNDS:-20000}
 REPS=${REPS:-9}
 PERF=${PERF:-build/bin/perf}

@@ -4,7 +4,8 @@
 # links) and cgcount.pc under PREFIX; programs built with pkg-config link
 # against the shared and the static library, which need no libbpf or
 # libperf at run time; a program built against an older header (old-abi/)
-# runs with the new .so. The ABI of the built .so (soname, exports, version
+# runs with the new .so; the tools land in PREFIX/bin and run from there,
+# their man pages in PREFIX/share/man/man1. The ABI of the built .so (soname, exports, version
 # node, licence) is tests/hygiene/library-abi.sh's.
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
@@ -26,7 +27,7 @@ header_version() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 version=$(header_version)
 major=${version%%.*}
 make -s -o kernel install DESTDIR="$dest" PREFIX=$prefix >"$dest/make.log" 2>&1
@@ -80,5 +81,19 @@ check "libcgcount.so needs no libbpf or libperf at run time" \
 cc -Wall -Werror -Itests/cgcount/old-abi tests/cgcount/old_client.c -L"$lib" -lcgcount \
 	-Wl,-rpath,"$lib" -o "$dest/old-client" && "$dest/old-client"
 check "a program built against the older header runs with libcgcount.so.$version" [ $? -eq 0 ]
+
+tools="cgtop cgroup-exporter cgrstat memcg-stat"
+missing=""
+for t in $tools; do
+	[ -x "$dest$prefix/bin/$t" ] && [ -f "$dest$prefix/share/man/man1/$t.1" ] || missing="$missing $t"
+done
+check "the tools in bin/ and their man pages in share/man/man1/${missing:+; missing:$missing}" \
+	[ -z "$missing" ]
+wrong=""
+for t in $tools; do
+	"$dest$prefix/bin/$t" --version 2>/dev/null | grep -qE "^$t \(linux-multicgroup\) [0-9]" ||
+		wrong="$wrong $t"
+done
+check "every installed tool runs (--version)${wrong:+; failed:$wrong}" [ -z "$wrong" ]
 
 exit $fail

@@ -7,7 +7,8 @@
 # allowed to; a file outside them that matches fails the mechanism's line
 # and is named with its line (comment lines are passed over):
 #  - where cgroup2 is mounted: only lib/cgutil reads /proc/self/mounts
-#    (getmntent(3), which undoes the octal escapes sscanf leaves);
+#    (getmntent(3), which undoes the octal escapes sscanf leaves); scripts
+#    ask findmnt(8), which undoes them too, and parse no mount table;
 #  - a cgroup's id: name_to_handle_at(2) only in lib/cgutil;
 #  - event names -> perf_event_attr: one table of generic names, in lib/cgutil;
 #  - libpfm4's encoding: lib/cgutil/pfm.c;
@@ -31,15 +32,19 @@ source tests/lib/tap.sh
 
 EXAMPLE=examples/cgroup-counter/cgroup-counter.c
 
-# mechanism NAME REGEX ALLOWED...: no tracked C file outside ALLOWED (paths,
-# or folders ending in /) has a line matching the extended REGEX
+# mechanism NAME REGEX ALLOWED...: no tracked C file (the files $FILES
+# names) outside ALLOWED (paths, or folders ending in /) has a line
+# matching the extended REGEX
+FILES=("*.c" "*.h")
 mechanism() {
 	local name=$1 regex=$2 hit file allowed a stray=()
 	shift 2
 	while IFS= read -r hit; do
 		file=${hit%%:*}
 		# a comment's line names a mechanism, it does not do it
-		[[ ${hit#*:*:} =~ ^[[:space:]]*(\*|/\*|//) ]] && continue
+		[[ ${hit#*:*:} =~ ^[[:space:]]*(\*|/\*|//|#) ]] && continue
+		# a patch's code is its added lines
+		[[ $file != *.patch || ${hit#*:*:} == +* ]] || continue
 		allowed=0
 		for a in "$@"; do
 			if [[ $a == */ && $file == "$a"* ]] || [[ $file == "$a" ]]; then
@@ -47,7 +52,7 @@ mechanism() {
 			fi
 		done
 		[ "$allowed" = 1 ] || stray+=("$hit")
-	done < <(git grep -nE "$regex" -- '*.c' '*.h' | cut -c1-160)
+	done < <(git grep -nE "$regex" -- "${FILES[@]}" | cut -c1-160)
 	if [ ${#stray[@]} -eq 0 ]; then
 		ok "$name: only in $*"
 	else
@@ -57,7 +62,7 @@ mechanism() {
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 mechanism "where cgroup2 is mounted (/proc/self/mounts)" \
 	'"/proc/(self/)?(mounts|mountinfo)"' lib/cgutil/
 mechanism "a cgroup's id (name_to_handle_at)" \
@@ -68,4 +73,7 @@ mechanism "libpfm4's event encoding" \
 	'pfm_get_os_event_encoding *\(|pfm_initialize *\(' lib/cgutil/
 mechanism "the multi-cgroup ioctls (ATTACH/DETACH/READ_CGROUP(S))" \
 	'PERF_EVENT_IOC_(ATTACH|DETACH|READ)_CGROUPS?[,)]' lib/cgcount/ "$EXAMPLE" tests/perf-cgroup/
+FILES=("*.sh" "*.patch" "*.py" "*.mk" Makefile)
+mechanism "scripts parse no mount table (findmnt)" '/proc/(self/)?(mounts|mountinfo)([^a-z_]|$)' \
+	tests/hygiene/one-implementation.sh
 exit "$fail"

@@ -11,7 +11,7 @@
 # sourced file keeps the options of its caller.
 classic_clock_broken() {
 	local cg probe v
-	cg=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	cg=$(findmnt -n -f -t cgroup2 -o TARGET)
 	probe=$cg/classic-clock-probe-$$
 	mkdir -p "$probe" || return 1
 	v=$(perf stat -a -x, -e cpu-clock -G "${probe#"$cg"/}" -- bash -c \

@@ -6,7 +6,7 @@
 # exit.  No set -e or pipefail here: a sourced file keeps the options of
 # its caller.
 : "${TOP:?}" "${tmp:?}"
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+CG=$(findmnt -n -f -t cgroup2 -o TARGET)
 
 # shellcheck disable=SC2317 # run by the EXIT trap
 cpustat_cleanup() {
