@@ -21,6 +21,7 @@ CGRSTAT_COPIES=(
 	"cgrstat/rstat_kfuncs.bpf.h tools/perf/util/bpf_skel/rstat_kfuncs.bpf.h"
 	"cgrstat/cgrstat.c tools/perf/util/cgrstat.c"
 	"cgrstat/cgrstat.h tools/perf/util/cgrstat.h"
+	"cgrstat/cgrstat_int.h tools/perf/util/cgrstat_int.h"
 	"cgutil/cgroup.c tools/perf/util/cgutil.c"
 	"cgutil/cgutil.h tools/perf/util/cgutil.h"
 )

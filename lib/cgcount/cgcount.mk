@@ -26,7 +26,7 @@ CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
 CGC_LIB_SO  := $(CGC_OUT)/$(CGC_REALNAME)
 CGC_PC      := $(CGC_OUT)/cgcount.pc
 CGC_NAMES   := cgcount cgtree events backend_events backend_shared backend_rstat
-CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h
+CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h lib/cgutil/cgutil.h
 CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
 CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a
 CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
@@ -47,7 +47,7 @@ $(CGC_LIBAPI): $(wildcard $(KSRC)/tools/lib/api/*.c)
 # cgrstat again, position independent (cgrstat.mk's copy is for executables)
 CGC_CGRSTAT := cgrstat cgrstat_events
 $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/pic/%.o: lib/cgrstat/%.c \
-		lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
+		lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -fPIC -I$(CGRSTAT_OUT) -c $< -o $@
 
@@ -90,7 +90,7 @@ $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 
 # ---- the ASan + UBSan variant of the library objects (tests link them) ----
 $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/asan/%.o: lib/cgrstat/%.c \
-		lib/cgrstat/cgrstat.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
+		lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) $(CGC_SAN) -I$(CGRSTAT_OUT) -c $< -o $@
 

@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgrstat.h"
+#include "cgrstat_int.h"
 #include "cgutil.h"
 #include "rstat_counters.skel.h"
 
@@ -67,7 +68,6 @@ struct cgrstat {
 	const struct raw_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
 	char root[PATH_MAX];
-	char err[512];
 };
 
 uint32_t cgrstat_major_version(void)
@@ -117,22 +117,21 @@ void cgrstat__print(enum cgrstat_print_level level, const char *fmt, ...)
 	errno = saved;
 }
 
-/* Format the message into @buf (the session's) and print it. */
-static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Print a failure as "libcgrstat: <message>" and return -@errnum. */
+static int fail(int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static int set_err(char *buf, size_t len, int errnum, const char *fmt, ...)
+static int fail(int errnum, const char *fmt, ...)
 {
+	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cgrstat__print(CGRSTAT_WARN, "libcgrstat: %s\n", buf);
+	cgrstat__print(CGRSTAT_WARN, "libcgrstat: %s\n", msg);
 	return -abs(errnum);
 }
-
-#define S_ERR(s, e, ...) set_err((s)->err, sizeof((s)->err), (e), __VA_ARGS__)
 
 #define offsetofend(TYPE, FIELD) (offsetof(TYPE, FIELD) + sizeof(((TYPE *)0)->FIELD))
 /* a field the caller's (older, smaller) struct has, as libbpf's OPTS_GET */
@@ -149,11 +148,11 @@ static int opts_valid(struct cgrstat *s, const struct cgrstat_opts *opts)
 	if (!opts)
 		return 0;
 	if (opts->sz < sizeof(size_t))
-		return S_ERR(s, EINVAL, "cgrstat_opts.sz is %zu: set it to sizeof(struct "
+		return fail(EINVAL, "cgrstat_opts.sz is %zu: set it to sizeof(struct "
 			     "cgrstat_opts) (CGRSTAT_OPTS does)", opts->sz);
 	for (i = sizeof(*opts); i < opts->sz; i++)
 		if (p[i])
-			return S_ERR(s, E2BIG, "cgrstat_opts has a field at byte %zu that "
+			return fail(E2BIG, "cgrstat_opts has a field at byte %zu that "
 				     "libcgrstat %s does not know: built against a newer "
 				     "header?", i, cgrstat_version_string());
 	return 0;
@@ -189,10 +188,10 @@ static int find_cgroup2_root(struct cgrstat *s, const char *hint)
 	}
 	ret = cgutil_cgroup2_root(s->root, sizeof(s->root));
 	if (ret == -ENAMETOOLONG)
-		return S_ERR(s, ret, "the cgroup2 mount point is longer than %zu bytes",
+		return fail(ret, "the cgroup2 mount point is longer than %zu bytes",
 			     sizeof(s->root));
 	if (ret)
-		return S_ERR(s, ret, "no cgroup2 file system mounted "
+		return fail(ret, "no cgroup2 file system mounted "
 			     "(mount -t cgroup2 none /sys/fs/cgroup)");
 	return 0;
 }
@@ -243,23 +242,23 @@ static int check_kernel(struct cgrstat *s, const char *hook, struct kernel_featu
 	int ret = 0;
 
 	if (!btf)
-		return S_ERR(s, EOPNOTSUPP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
+		return fail(EOPNOTSUPP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
 			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
 	kf->trusted_args = kernel_at_least(7, 0);
 	kf->move_hook = btf_has_func(btf, "css_set_move_task");
 	if (!btf_has_func(btf, hook))
-		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
+		ret = fail(EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
 			    "(needs Linux 6.1+ with BPF rstat support)", hook);
 	else if (!kf->css_rstat && !btf_has_func(btf, "cgroup_rstat_updated"))
-		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
+		ret = fail(EOPNOTSUPP, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
 			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
 	else if (kf->trusted_args && !btf_has_func(btf, "bpf_cgroup_acquire"))
-		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
+		ret = fail(EOPNOTSUPP, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
 			    "trusted-argument rules need");
 	else if (!btf_has_func(btf, "bpf_iter_cgroup") &&
 		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
-		ret = S_ERR(s, EOPNOTSUPP, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
+		ret = fail(EOPNOTSUPP, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
 	btf__free(btf);
 	return ret;
 }
@@ -279,16 +278,16 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 		return 1;	/* offline cpu: nothing to count there */
 	case EACCES:
 	case EPERM:
-		return S_ERR(s, errno, "no permission to open event '%s' on cpu %d: run as root "
+		return fail(errno, "no permission to open event '%s' on cpu %d: run as root "
 			     "(CAP_PERFMON + CAP_BPF) or lower /proc/sys/kernel/perf_event_paranoid",
 			     s->events[ev].name, cpu);
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
-		return S_ERR(s, EOPNOTSUPP, "event '%s' is not supported by this machine "
+		return fail(EOPNOTSUPP, "event '%s' is not supported by this machine "
 			     "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
 	default:
-		return S_ERR(s, errno, "perf_event_open('%s', cpu %d): %s",
+		return fail(errno, "perf_event_open('%s', cpu %d): %s",
 			     s->events[ev].name, cpu, strerror(errno));
 	}
 }
@@ -299,7 +298,7 @@ static int alloc_fds(struct cgrstat *s)
 
 	s->perf_fds = malloc(sizeof(int) * n);
 	if (!s->perf_fds)
-		return S_ERR(s, ENOMEM, "out of memory");
+		return fail(ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		s->perf_fds[i] = -1;
 	return 0;
@@ -318,7 +317,7 @@ static int install_fds(struct cgrstat *s)
 			if (s->perf_fds[key] < 0)
 				continue;
 			if (bpf_map_update_elem(map_fd, &key, &s->perf_fds[key], BPF_ANY))
-				return S_ERR(s, errno, "cannot put event '%s' of cpu %d in the BPF map: %s",
+				return fail(errno, "cannot put event '%s' of cpu %d in the BPF map: %s",
 					     s->events[ev].name, cpu, strerror(errno));
 		}
 	}
@@ -347,9 +346,9 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 	int i, cpu, ret;
 
 	if (nr <= 0 || !counters)
-		return S_ERR(s, EINVAL, "no counters given");
+		return fail(EINVAL, "no counters given");
 	if (nr > CGRSTAT_MAX_EVENTS)
-		return S_ERR(s, E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
+		return fail(E2BIG, "too many events: at most %d", CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < nr; i++)
 		add_event(s, &counters[i]);
 	ret = alloc_fds(s);
@@ -425,7 +424,7 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 
 	skel = rstat_counters__open();
 	if (!skel)
-		return S_ERR(s, errno, "cannot open the BPF object: %s", strerror(errno));
+		return fail(errno, "cannot open the BPF object: %s", strerror(errno));
 	s->skel = skel;
 	skel->rodata->nr_cpus = s->nr_cpus;
 	skel->rodata->nr_events = s->nr_events;
@@ -471,13 +470,13 @@ static int refused(int err)
 static int load_error(struct cgrstat *s, int err, const char *hook)
 {
 	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
-		return S_ERR(s, err, "no permission to load BPF programs: run as root "
+		return fail(err, "no permission to load BPF programs: run as root "
 			     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
 	if (err == -EPERM)
-		return S_ERR(s, err, "the kernel refused to load the tracing programs although "
+		return fail(err, "the kernel refused to load the tracing programs although "
 			     "we are root (kernel lockdown or a security module forbids "
 			     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
-	return S_ERR(s, refused(-err), "the kernel refused the BPF programs: %s "
+	return fail(refused(-err), "the kernel refused the BPF programs: %s "
 		     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
 }
 
@@ -541,7 +540,7 @@ static int track_cgroups(struct cgrstat *s)
 
 	s->mkdir_link = bpf_program__attach(s->skel->progs.cgrstat_mkdir);
 	if (!s->mkdir_link)
-		return S_ERR(s, refused(errno), "cannot attach to the cgroup_mkdir tracepoint: %s",
+		return fail(refused(errno), "cannot attach to the cgroup_mkdir tracepoint: %s",
 			     strerror(errno));
 	ret = make_iter(s, s->skel->progs.cgrstat_adopt, "", 0,
 			BPF_CGROUP_ITER_DESCENDANTS_PRE, &walk);
@@ -549,12 +548,12 @@ static int track_cgroups(struct cgrstat *s)
 		return ret;
 	fd = bpf_iter_create(bpf_link__fd(walk));
 	if (fd < 0) {
-		ret = S_ERR(s, errno, "bpf_iter_create: %s", strerror(errno));
+		ret = fail(errno, "bpf_iter_create: %s", strerror(errno));
 	} else {
 		while ((n = read(fd, sink, sizeof(sink))) > 0 || (n < 0 && errno == EINTR))
 			;
 		if (n < 0)
-			ret = S_ERR(s, errno, "walking the cgroups: %s", strerror(errno));
+			ret = fail(errno, "walking the cgroups: %s", strerror(errno));
 		close(fd);
 	}
 	bpf_link__destroy(walk);
@@ -569,18 +568,18 @@ static int attach_bpf(struct cgrstat *s)
 		return ret;
 	s->flush_link = bpf_program__attach(s->skel->progs.cgrstat_flush);
 	if (!s->flush_link)
-		return S_ERR(s, refused(errno), "cannot attach to the rstat hook: %s", strerror(errno));
+		return fail(refused(errno), "cannot attach to the rstat hook: %s", strerror(errno));
 	s->switch_link = bpf_program__attach(s->skel->progs.cgrstat_switch);
 	if (!s->switch_link)
-		return S_ERR(s, refused(errno), "cannot attach to sched_switch: %s", strerror(errno));
+		return fail(refused(errno), "cannot attach to sched_switch: %s", strerror(errno));
 	s->release_link = bpf_program__attach(s->skel->progs.cgrstat_release);
 	if (!s->release_link)
-		return S_ERR(s, refused(errno), "cannot attach to the cgroup_release tracepoint: %s",
+		return fail(refused(errno), "cannot attach to the cgroup_release tracepoint: %s",
 			     strerror(errno));
 	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
 		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
 		if (!s->migrate_link)
-			return S_ERR(s, refused(errno), "cannot attach to css_set_move_task: %s",
+			return fail(refused(errno), "cannot attach to css_set_move_task: %s",
 				     strerror(errno));
 	}
 	return 0;
@@ -600,7 +599,7 @@ struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, in
 	s->nr_cpus = libbpf_num_possible_cpus();
 	ret = opts_valid(s, opts);
 	if (!ret && s->nr_cpus < 0)
-		ret = S_ERR(s, -s->nr_cpus, "cannot count cpus");
+		ret = fail(-s->nr_cpus, "cannot count cpus");
 	if (!ret)
 		ret = take_counters(s, counters, nr_counters);
 	if (!ret)
@@ -671,7 +670,7 @@ static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *pa
 		resolve_path(s, path, full, sizeof(full));
 		cg_fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cg_fd < 0)
-			return S_ERR(s, errno, "cgroup '%s': %s", full, strerror(errno));
+			return fail(errno, "cgroup '%s': %s", full, strerror(errno));
 		info.cgroup.cgroup_fd = cg_fd;
 	} else {
 		snprintf(full, sizeof(full), "id %llu", (unsigned long long)id);
@@ -686,7 +685,7 @@ static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *pa
 
 		if (cg_fd >= 0)
 			close(cg_fd);
-		return S_ERR(s, err, "cannot create a cgroup iterator on cgroup %s: %s",
+		return fail(err, "cannot create a cgroup iterator on cgroup %s: %s",
 			     full, strerror(err));
 	}
 	if (cg_fd >= 0)
@@ -729,7 +728,7 @@ static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *pat
 	sync_cpus(s);
 	iter_fd = bpf_iter_create(bpf_link__fd(link));
 	if (iter_fd < 0) {
-		ret = S_ERR(s, errno, "bpf_iter_create: %s", strerror(errno));
+		ret = fail(errno, "bpf_iter_create: %s", strerror(errno));
 		goto out;
 	}
 	for (;;) {
@@ -740,7 +739,7 @@ static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *pat
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ret = S_ERR(s, errno, "reading the cgroup iterator: %s", strerror(errno));
+			ret = fail(errno, "reading the cgroup iterator: %s", strerror(errno));
 			break;
 		}
 		if (n == 0)
@@ -765,14 +764,14 @@ static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t
 	struct cgrstat_record *out;
 
 	if (s->skel->bss->records_dropped)
-		return S_ERR(s, ENOSPC, "more than %u cgroups in the walk: raise "
+		return fail(ENOSPC, "more than %u cgroups in the walk: raise "
 			     "cgrstat_opts.max_records", s->max_records);
 	if (n > s->max_records)
-		return S_ERR(s, EIO, "the reader returned %u records for %u slots", n,
+		return fail(EIO, "the reader returned %u records for %u slots", n,
 			     s->max_records);
 	out = malloc((n ? n : 1) * (sizeof(*out) + nv * sizeof(*values)));
 	if (!out)
-		return S_ERR(s, ENOMEM, "out of memory");
+		return fail(ENOMEM, "out of memory");
 	values = (struct cgrstat_value *)(out + n);
 	for (i = 0; i < n; i++) {
 		out[i] = (struct cgrstat_record){
@@ -807,13 +806,13 @@ static int read_one(struct cgrstat *s, const char *path, uint64_t id,
 	int ret;
 
 	if (nr_values < (size_t)s->nr_events)
-		return S_ERR(s, ENOSPC, "room for %zu values, the session counts %d events",
+		return fail(ENOSPC, "room for %zu values, the session counts %d events",
 			     nr_values, s->nr_events);
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
 	if (ret)
 		return ret;
 	if (nr != 1)
-		ret = S_ERR(s, EIO, "iterator returned %zu records for one cgroup", nr);
+		ret = fail(EIO, "iterator returned %zu records for one cgroup", nr);
 	else
 		memcpy(values, recs[0].values, s->nr_events * sizeof(*values));
 	free(recs);
@@ -859,7 +858,7 @@ int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path)
 	if (ret)
 		return ret;
 	if (bpf_link__pin(link, pin_path))
-		ret = S_ERR(s, errno, "cannot pin the iterator at '%s' (is bpffs mounted?): %s",
+		ret = fail(errno, "cannot pin the iterator at '%s' (is bpffs mounted?): %s",
 			    pin_path, strerror(errno));
 	bpf_link__destroy(link);
 	return ret;
@@ -1007,7 +1006,7 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
 				s->events[i].name, (unsigned long long)unattributed[i]);
-	return S_ERR(s, ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
+	return fail(ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
 		     "found no cgroup slot and %llu flushes no total, %llu released cgroups "
 		     "were not tracked; counts not attributed to any cgroup: %s (raise "
 		     "cgrstat_opts.max_cgroups)", (unsigned long long)st.untracked,

@@ -87,10 +87,6 @@ typedef int (*cgrstat_print_fn_t)(enum cgrstat_print_level level, const char *fm
  */
 CGRSTAT_API cgrstat_print_fn_t cgrstat_set_print(cgrstat_print_fn_t fn);
 
-/* libcgrstat's own files print through this (not exported) */
-void cgrstat__print(enum cgrstat_print_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* Events a session counts at most (the BPF program's slots). */
 #define CGRSTAT_MAX_EVENTS 8
 

@@ -35,7 +35,7 @@ $(eval $(call BPF_SKEL_RULES,$(CGRSTAT_DIR),$(CGRSTAT_OUT)))
 $(CGRSTAT_OUT)/rstat_counters.bpf.o: BPF_CFLAGS += -mcpu=v3
 
 CGRSTAT_OBJS := $(patsubst %,$(CGRSTAT_OUT)/%.o,$(CGRSTAT_NAMES))
-$(CGRSTAT_OBJS): $(CGRSTAT_OUT)/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h lib/cgutil/cgutil.h \
+$(CGRSTAT_OBJS): $(CGRSTAT_OUT)/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_DIR)/cgrstat_int.h lib/cgutil/cgutil.h \
 		$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -I$(CGRSTAT_OUT) -c $< -o $@
@@ -47,7 +47,7 @@ $(CGRSTAT_LIB): $(CGRSTAT_OBJS)
 # The shared library: position independent, hidden but what cgrstat.h marks
 # CGRSTAT_API, exported at the version script's node.
 CGRSTAT_PIC_OBJS := $(patsubst %,$(CGRSTAT_OUT)/pic/%.o,$(CGRSTAT_NAMES))
-$(CGRSTAT_PIC_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h \
+$(CGRSTAT_PIC_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_DIR)/cgrstat_int.h \
 		lib/cgutil/cgutil.h $(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) -c $< -o $@

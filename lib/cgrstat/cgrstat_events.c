@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "cgrstat.h"
+#include "cgrstat_int.h"
 #include "cgutil.h"
 
 /* libbpf's messages (the verifier's log) only with CGRSTAT_DEBUG=2 */
