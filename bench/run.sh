@@ -46,13 +46,15 @@ if [ -z "$out" ]; then
 	[ "$mode" = smoke ] && out=build/bench/smoke || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
 fi
 mkdir -p "$out"
+# the patched tree the kernel was built from (scripts/build-kernel.sh)
+case $kernel in *-7.3*) tree=build/linux-7.3 ;; *) tree=build/linux ;; esac
 rm -f "$out"/results.csv "$out"/*.png
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- bench lib kernel perf tools examples || echo -dirty)"
 	echo "host=$(uname -r) $(nproc) cpus, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
 	echo "host_load=$(cut -d' ' -f1-3 /proc/loadavg)"
-	echo "series=$(git -C build/linux log -1 --format=%h 2>/dev/null || echo unknown)"
+	echo "series=$(git -C "$tree" log -1 --format=%h 2>/dev/null || echo unknown) ($tree)"
 	echo "clock=$([ $exact = 1 ] && echo "exact (QEMU -icount shift=0: 1 guest ns = 1 instruction)" || echo wall)"
 } >"$out/meta.txt"
 env='' vm_opts=()
