@@ -140,7 +140,7 @@ static int fail(int errnum, const char *fmt, ...)
 	 (opts)->field : (fallback))
 
 /* 0, -EINVAL (sz too small to be a size), -E2BIG (unknown non-zero tail) */
-static int opts_valid(struct cgrstat *s, const struct cgrstat_opts *opts)
+static int opts_valid(const struct cgrstat_opts *opts)
 {
 	const char *p = (const char *)opts;
 	size_t i;
@@ -236,7 +236,7 @@ static bool kernel_at_least(int major, int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-static int check_kernel(struct cgrstat *s, const char *hook, struct kernel_features *kf)
+static int check_kernel(const char *hook, struct kernel_features *kf)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	int ret = 0;
@@ -467,7 +467,7 @@ static int refused(int err)
 	return err == EPERM || err == EACCES || err == ENOMEM ? err : EOPNOTSUPP;
 }
 
-static int load_error(struct cgrstat *s, int err, const char *hook)
+static int load_error(int err, const char *hook)
 {
 	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 		return fail(err, "no permission to load BPF programs: run as root "
@@ -495,7 +495,7 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 
 	s->max_records = OPTS_GET(opts, max_records, 0) ?:
 			 (max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS);
-	err = check_kernel(s, hook, &kf);
+	err = check_kernel(hook, &kf);
 	if (err)
 		return err;
 	move_hook = kf.move_hook && !getenv("CGRSTAT_NO_MOVE_HOOK");
@@ -512,7 +512,7 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	if (!err)
 		err = map_records(s);
 	if (err)
-		return load_error(s, err, hook);
+		return load_error(err, hook);
 	if (!move_hook)
 		cgrstat__print(CGRSTAT_INFO, "libcgrstat: no hook on css_set_move_task (%s): a "
 			 "running task that moves itself to another cgroup is charged to the new "
@@ -597,7 +597,7 @@ struct cgrstat *cgrstat_open_counters(const struct cgrstat_counter *counters, in
 		return NULL;
 	}
 	s->nr_cpus = libbpf_num_possible_cpus();
-	ret = opts_valid(s, opts);
+	ret = opts_valid(opts);
 	if (!ret && s->nr_cpus < 0)
 		ret = fail(-s->nr_cpus, "cannot count cpus");
 	if (!ret)
