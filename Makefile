@@ -32,7 +32,7 @@ HOST_TESTS :=
 
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
-.PHONY: all help deps tests check check-debug demo vm-run vm-shell clean distclean
+.PHONY: all help deps tests check check-debug install demo vm-run vm-shell clean distclean
 all: kernel tests
 
 help:
@@ -61,6 +61,8 @@ include scripts/bpf-toolchain.mk
 include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait
+
+install: cgcount-install tools-install
 
 check: tests
 	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BZIMAGE) $(if $(K),--kernels $(K)) $(T)

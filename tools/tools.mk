@@ -49,6 +49,4 @@ tools-install: tools
 	install -m 755 $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(patsubst %,docs/man/%.1,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/share/man/man1/
 
-install: tools-install
-
 GUEST_BINS += $(CGC_TOOL_BINS) $(CGC_ASAN_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat

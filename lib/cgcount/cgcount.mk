@@ -9,7 +9,8 @@
 #                        to link a program against them)
 #
 #   make cgcount                  library + tools
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, .a, .so, cgcount.pc
+#   make install [PREFIX=/usr/local] [DESTDIR=]   header, .a, .so, cgcount.pc (with
+#                       the tools, tools/tools.mk)
 #
 # libperf (cpu maps, perf_counts_values) and libapi are built from the
 # kernel tree into $(CGC_OUT); libbpf comes from scripts/bpf-toolchain.mk,
@@ -103,7 +104,7 @@ CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES) $(CGC_CGRSTAT)) \
 	$(CGUTIL_ASAN_LIB)
 CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 
-.PHONY: cgcount cgcount-install install
+.PHONY: cgcount cgcount-install
 cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $$(CGC_TOOL_BINS)
 
 cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
@@ -116,8 +117,5 @@ cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
 		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/cgcount.pc
-
-# The root Makefile's `make install`: other components may add prerequisites.
-install: cgcount-install
 
 GUEST_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)
