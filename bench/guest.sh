@@ -35,8 +35,9 @@
 # OUTDIR/raw. Environment: BENCH_EVENTS (the event pool, first E
 # are used; default cpu-clock,context-switches,task-clock,page-faults),
 # BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations),
-# BENCH_PMU=0|1 (the PMU pass; default: in an exact guest only),
-# BENCH_COST=0 (no in-process cost pass).
+# BENCH_BACKENDS ('none floor ...': the backends measured, none first;
+# default all seven), BENCH_PMU=0|1 (the PMU pass; default: in an exact
+# guest only), BENCH_COST=0 (no in-process cost pass).
 # No set -e or pipefail: a failed session is counted (failures) and the
 # run goes on; the exit status says whether any failed.
 set -u
@@ -47,7 +48,7 @@ cg_root=/sys/fs/cgroup
 tmp=$(mktemp -d)
 csv=$out/results.csv
 IFS=, read -ra event_pool <<<"${BENCH_EVENTS:-cpu-clock,context-switches,task-clock,page-faults}"
-backends=(none floor floor-read events bperf shared rstat)
+read -ra backends <<<"${BENCH_BACKENDS:-none floor floor-read events bperf shared rstat}"
 exact=${BENCH_EXACT:-0}
 
 # configurations "G E D"
