@@ -368,6 +368,18 @@ pmu_counts() {
 # rewritten on the other vcpu (scripts/run-tests.sh, hold_switch_path). So
 # a wall-clock guest skips it unless BENCH_PMU=1.
 pmu_pass=${BENCH_PMU:-$exact}
+# Linux 7.3.4 built with the guest configuration, without any patch of
+# ours, calls a NULL ftrace callback (RIP 0 from cpu_clock_event_add's
+# call site, global_ops in %rdx) when the function tracer filters the PMU
+# callbacks and cpu-clock events are installed after an earlier perf
+# session (docs/known-issues.md): the PMU pass stays off there unless
+# BENCH_PMU=1 asks for it.
+case $(uname -r) in
+7.3.*) if [ -z "${BENCH_PMU:-}" ] && [ "$pmu_pass" = 1 ]; then
+	pmu_pass=0
+	echo "# no PMU pass on $(uname -r): its function tracer crashes this kernel (docs/known-issues.md)"
+fi ;;
+esac
 
 if [ "$mode" = profile ]; then
 	rm -f "$out/profile.txt"
