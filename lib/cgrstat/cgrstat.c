@@ -149,12 +149,12 @@ static int opts_valid(const struct cgrstat_opts *opts)
 		return 0;
 	if (opts->sz < sizeof(size_t))
 		return fail(EINVAL, "cgrstat_opts.sz is %zu: set it to sizeof(struct "
-			     "cgrstat_opts) (CGRSTAT_OPTS does)", opts->sz);
+			    "cgrstat_opts) (CGRSTAT_OPTS does)", opts->sz);
 	for (i = sizeof(*opts); i < opts->sz; i++)
 		if (p[i])
 			return fail(E2BIG, "cgrstat_opts has a field at byte %zu that "
-				     "libcgrstat %s does not know: built against a newer "
-				     "header?", i, cgrstat_version_string());
+				    "libcgrstat %s does not know: built against a newer "
+				    "header?", i, cgrstat_version_string());
 	return 0;
 }
 
@@ -189,10 +189,10 @@ static int find_cgroup2_root(struct cgrstat *s, const char *hint)
 	ret = cgutil_cgroup2_root(s->root, sizeof(s->root));
 	if (ret == -ENAMETOOLONG)
 		return fail(ret, "the cgroup2 mount point is longer than %zu bytes",
-			     sizeof(s->root));
+			    sizeof(s->root));
 	if (ret)
 		return fail(ret, "no cgroup2 file system mounted "
-			     "(mount -t cgroup2 none /sys/fs/cgroup)");
+			    "(mount -t cgroup2 none /sys/fs/cgroup)");
 	return 0;
 }
 
@@ -243,19 +243,19 @@ static int check_kernel(const char *hook, struct kernel_features *kf)
 
 	if (!btf)
 		return fail(EOPNOTSUPP, "kernel BTF not found (/sys/kernel/btf/vmlinux): "
-			     "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
+			    "this needs a kernel built with CONFIG_DEBUG_INFO_BTF=y");
 	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
 	kf->trusted_args = kernel_at_least(7, 0);
 	kf->move_hook = btf_has_func(btf, "css_set_move_task");
 	if (!btf_has_func(btf, hook))
 		ret = fail(EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
-			    "(needs Linux 6.1+ with BPF rstat support)", hook);
+			   "(needs Linux 6.1+ with BPF rstat support)", hook);
 	else if (!kf->css_rstat && !btf_has_func(btf, "cgroup_rstat_updated"))
 		ret = fail(EOPNOTSUPP, "kernel lacks the rstat kfunc: neither 'cgroup_rstat_updated' "
-			    "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
+			   "(6.1-6.15) nor 'css_rstat_updated' (6.16+) is in its BTF");
 	else if (kf->trusted_args && !btf_has_func(btf, "bpf_cgroup_acquire"))
 		ret = fail(EOPNOTSUPP, "kernel lacks the kfunc 'bpf_cgroup_acquire' that its "
-			    "trusted-argument rules need");
+			   "trusted-argument rules need");
 	else if (!btf_has_func(btf, "bpf_iter_cgroup") &&
 		 btf__find_by_name_kind(btf, "bpf_iter__cgroup", BTF_KIND_STRUCT) < 0)
 		ret = fail(EOPNOTSUPP, "kernel lacks the cgroup iterator (bpf_iter__cgroup, Linux 6.1+)");
@@ -279,16 +279,16 @@ static int open_counter(struct cgrstat *s, int ev, int cpu, int *fd)
 	case EACCES:
 	case EPERM:
 		return fail(errno, "no permission to open event '%s' on cpu %d: run as root "
-			     "(CAP_PERFMON + CAP_BPF) or lower /proc/sys/kernel/perf_event_paranoid",
-			     s->events[ev].name, cpu);
+			    "(CAP_PERFMON + CAP_BPF) or lower /proc/sys/kernel/perf_event_paranoid",
+			    s->events[ev].name, cpu);
 	case ENOENT:
 	case EOPNOTSUPP:
 	case EINVAL:
 		return fail(EOPNOTSUPP, "event '%s' is not supported by this machine "
-			     "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
+			    "(no hardware PMU?): %s", s->events[ev].name, strerror(errno));
 	default:
 		return fail(errno, "perf_event_open('%s', cpu %d): %s",
-			     s->events[ev].name, cpu, strerror(errno));
+			    s->events[ev].name, cpu, strerror(errno));
 	}
 }
 
@@ -318,7 +318,7 @@ static int install_fds(struct cgrstat *s)
 				continue;
 			if (bpf_map_update_elem(map_fd, &key, &s->perf_fds[key], BPF_ANY))
 				return fail(errno, "cannot put event '%s' of cpu %d in the BPF map: %s",
-					     s->events[ev].name, cpu, strerror(errno));
+					    s->events[ev].name, cpu, strerror(errno));
 		}
 	}
 	return 0;
@@ -471,13 +471,13 @@ static int load_error(int err, const char *hook)
 {
 	if ((err == -EPERM || err == -EACCES) && geteuid() != 0)
 		return fail(err, "no permission to load BPF programs: run as root "
-			     "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
+			    "(CAP_BPF + CAP_PERFMON + CAP_SYS_ADMIN)");
 	if (err == -EPERM)
 		return fail(err, "the kernel refused to load the tracing programs although "
-			     "we are root (kernel lockdown or a security module forbids "
-			     "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
+			    "we are root (kernel lockdown or a security module forbids "
+			    "fentry on %s?) (CGRSTAT_DEBUG=2 shows the libbpf log)", hook);
 	return fail(refused(-err), "the kernel refused the BPF programs: %s "
-		     "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
+		    "(CGRSTAT_DEBUG=2 shows the libbpf and verifier log)", strerror(-err));
 }
 
 /*
@@ -541,7 +541,7 @@ static int track_cgroups(struct cgrstat *s)
 	s->mkdir_link = bpf_program__attach(s->skel->progs.cgrstat_mkdir);
 	if (!s->mkdir_link)
 		return fail(refused(errno), "cannot attach to the cgroup_mkdir tracepoint: %s",
-			     strerror(errno));
+			    strerror(errno));
 	ret = make_iter(s, s->skel->progs.cgrstat_adopt, "", 0,
 			BPF_CGROUP_ITER_DESCENDANTS_PRE, &walk);
 	if (ret)
@@ -575,12 +575,12 @@ static int attach_bpf(struct cgrstat *s)
 	s->release_link = bpf_program__attach(s->skel->progs.cgrstat_release);
 	if (!s->release_link)
 		return fail(refused(errno), "cannot attach to the cgroup_release tracepoint: %s",
-			     strerror(errno));
+			    strerror(errno));
 	if (bpf_program__autoload(s->skel->progs.cgrstat_migrate)) {
 		s->migrate_link = bpf_program__attach(s->skel->progs.cgrstat_migrate);
 		if (!s->migrate_link)
 			return fail(refused(errno), "cannot attach to css_set_move_task: %s",
-				     strerror(errno));
+				    strerror(errno));
 	}
 	return 0;
 }
@@ -686,7 +686,7 @@ static int make_iter(struct cgrstat *s, struct bpf_program *prog, const char *pa
 		if (cg_fd >= 0)
 			close(cg_fd);
 		return fail(err, "cannot create a cgroup iterator on cgroup %s: %s",
-			     full, strerror(err));
+			    full, strerror(err));
 	}
 	if (cg_fd >= 0)
 		close(cg_fd);
@@ -765,10 +765,10 @@ static int fetch_records(struct cgrstat *s, struct cgrstat_record **recs, size_t
 
 	if (s->skel->bss->records_dropped)
 		return fail(ENOSPC, "more than %u cgroups in the walk: raise "
-			     "cgrstat_opts.max_records", s->max_records);
+			    "cgrstat_opts.max_records", s->max_records);
 	if (n > s->max_records)
 		return fail(EIO, "the reader returned %u records for %u slots", n,
-			     s->max_records);
+			    s->max_records);
 	out = malloc((n ? n : 1) * (sizeof(*out) + nv * sizeof(*values)));
 	if (!out)
 		return fail(ENOMEM, "out of memory");
@@ -807,7 +807,7 @@ static int read_one(struct cgrstat *s, const char *path, uint64_t id,
 
 	if (nr_values < (size_t)s->nr_events)
 		return fail(ENOSPC, "room for %zu values, the session counts %d events",
-			     nr_values, s->nr_events);
+			    nr_values, s->nr_events);
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
 	if (ret)
 		return ret;
@@ -859,7 +859,7 @@ int cgrstat_pin_text(struct cgrstat *s, const char *path, const char *pin_path)
 		return ret;
 	if (bpf_link__pin(link, pin_path))
 		ret = fail(errno, "cannot pin the iterator at '%s' (is bpffs mounted?): %s",
-			    pin_path, strerror(errno));
+			   pin_path, strerror(errno));
 	bpf_link__destroy(link);
 	return ret;
 }
@@ -1007,9 +1007,9 @@ int cgrstat_check_overflow(struct cgrstat *s)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
 				s->events[i].name, (unsigned long long)unattributed[i]);
 	return fail(ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
-		     "found no cgroup slot and %llu flushes no total, %llu released cgroups "
-		     "were not tracked; counts not attributed to any cgroup: %s (raise "
-		     "cgrstat_opts.max_cgroups)", (unsigned long long)st.untracked,
-		     (unsigned long long)st.unattributed_charges,
-		     (unsigned long long)st.lost_flushes, (unsigned long long)st.dead_lost, vals);
+		    "found no cgroup slot and %llu flushes no total, %llu released cgroups "
+		    "were not tracked; counts not attributed to any cgroup: %s (raise "
+		    "cgrstat_opts.max_cgroups)", (unsigned long long)st.untracked,
+		    (unsigned long long)st.unattributed_charges,
+		    (unsigned long long)st.lost_flushes, (unsigned long long)st.dead_lost, vals);
 }
