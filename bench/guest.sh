@@ -372,7 +372,7 @@ pmu_pass=${BENCH_PMU:-$exact}
 # ours, calls a NULL ftrace callback (RIP 0 from cpu_clock_event_add's
 # call site, global_ops in %rdx) when the function tracer filters the PMU
 # callbacks and cpu-clock events are installed after an earlier perf
-# session (docs/known-issues.md): the PMU pass stays off there unless
+# run (docs/known-issues.md): the PMU pass stays off there unless
 # BENCH_PMU=1 asks for it.
 case $(uname -r) in
 7.3.*) if [ -z "${BENCH_PMU:-}" ] && [ "$pmu_pass" = 1 ]; then
