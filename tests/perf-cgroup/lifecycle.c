@@ -5,7 +5,9 @@
  * only its nodes, a removed cgroup keeps its final counts, a task moving
  * between cgroups leaves its counts up to the move with the old cgroup, and
  * READ_CGROUPS returns exactly what READ_CGROUP returns for each node; a
- * closed group member keeps its final count and its place in the layout.
+ * closed group member keeps its final count and its place in the layout;
+ * counts charged to a node and not yet read go to the ancestors that were
+ * attached when they were counted, and only to those.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -107,6 +109,57 @@ TEST_F(life, reattach_keeps_counts_and_adds)
 	v = node_value(&self->ev, self->idb);
 	TH_LOG("b: node %ld cpu.stat %ld", v, used_b);
 	EXPECT_TRUE(pcg_within_pct(v, used_b, 5));
+}
+
+/*
+ * Counts wait on the node that was charged until a read adds them to its
+ * attached ancestors: an ancestor attached meanwhile must not receive what
+ * was counted before its ATTACH.  a runs unread, then the test root above
+ * it is attached: the root starts at zero and a keeps what it counted.
+ */
+TEST_F(life, ancestor_attached_later_starts_from_zero)
+{
+	uint64_t idroot = pcg_cg_id(self->root);
+	int64_t used, again, va, vroot;
+
+	ASSERT_NE(0, idroot);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	used = run_busy(self->a, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, used);
+
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &idroot, 1));
+	EXPECT_EQ(0, node_value(&self->ev, idroot));
+	va = node_value(&self->ev, self->ida);
+	TH_LOG("before the root's attach: a %ld, cpu.stat %ld", va, used);
+	EXPECT_TRUE(pcg_within_pct(va, used, 5));
+
+	again = run_busy(self->a, SHORT_NS);
+	vroot = node_value(&self->ev, idroot);
+	va = node_value(&self->ev, self->ida);
+	TH_LOG("after: root %ld (cpu.stat %ld), a %ld (cpu.stat %ld)",
+	       vroot, again, va, used + again);
+	EXPECT_TRUE(pcg_within_pct(vroot, again, 5));
+	EXPECT_TRUE(pcg_within_pct(va, used + again, 5));
+}
+
+/*
+ * DETACH of a node that was charged and never read: what it counted still
+ * reaches its attached ancestors.
+ */
+TEST_F(life, detached_child_hands_unread_counts_to_parent)
+{
+	uint64_t idroot = pcg_cg_id(self->root);
+	uint64_t ids[2] = { idroot, self->ida };
+	int64_t used, vroot;
+
+	ASSERT_NE(0, idroot);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	used = run_busy(self->a, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, used);
+	ASSERT_EQ(0, pcg_detach_all(&self->ev, &self->ida, 1));
+	vroot = node_value(&self->ev, idroot);
+	TH_LOG("root %ld, a's cpu.stat %ld", vroot, used);
+	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
 }
 
 /* The ids of the records of one READ_CGROUPS, or -errno. */
