@@ -323,8 +323,9 @@ TEST_F(bad, read_buffer_sizes)
 
 TEST_F(bad, read_cgroups_flags_and_sizes)
 {
-	uint64_t buf[5] = { sizeof(buf), 1, 0, 0, 0 };
+	uint64_t buf[5] = { sizeof(buf), 2, 0, 0, 0 };
 
+	/* bit 0 is PERF_READ_CGROUPS_DETACH_REMOVED; no other flag exists */
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUPS, buf));
 	buf[1] = 1ULL << 63;
 	EXPECT_EQ(-EINVAL, xioctl(self->fd, PERF_EVENT_IOC_READ_CGROUPS, buf));

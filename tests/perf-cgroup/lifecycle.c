@@ -7,12 +7,15 @@
  * READ_CGROUPS returns exactly what READ_CGROUP returns for each node; a
  * closed group member keeps its final count and its place in the layout;
  * counts charged to a node and not yet read go to the ancestors that were
- * attached when they were counted, and only to those.
+ * attached when they were counted, and only to those; a vector read can
+ * detach removed cgroups after their last record.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -230,6 +233,116 @@ TEST_F(life, removed_cgroup_keeps_final_counts)
 	/* the dead cgroup's node can still be detached */
 	EXPECT_EQ(0, pcg_detach_all(&self->ev, &self->ida, 1));
 	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+}
+
+/*
+ * One READ_CGROUPS of @fd with @flags into @buf (room for @max u64s): the
+ * number of records, or -errno.  Records of a plain counting event are
+ * { id, value }.
+ */
+static int vector_read(int fd, uint64_t flags, uint64_t *buf, size_t max)
+{
+	buf[0] = max * sizeof(*buf);
+	buf[1] = flags;
+	if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf) < 0)
+		return -errno;
+	return buf[2];
+}
+
+/* The value of @id in the records of @buf, -ENOENT when none names it. */
+static int64_t vector_value(const uint64_t *buf, uint64_t id)
+{
+	uint64_t i;
+
+	for (i = 0; i < buf[2]; i++) {
+		if (buf[3 + 2 * i] == id)
+			return buf[4 + 2 * i];
+	}
+	return -ENOENT;
+}
+
+/*
+ * READ_CGROUPS with PERF_READ_CGROUPS_DETACH_REMOVED: a removed cgroup's
+ * node is in that read, with its final count, and detached after it; live
+ * cgroups stay, and the attached parent keeps what the removed one counted.
+ */
+TEST_F(life, vector_read_detaches_removed_after_their_last_record)
+{
+	uint64_t idroot = pcg_cg_id(self->root);
+	uint64_t ids[3] = { idroot, self->ida, self->idb }, buf[16];
+	int64_t used, last_a = 0, v;
+	int cpu;
+
+	ASSERT_NE(0, idroot);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 3));
+	used = run_busy(self->a, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, used);
+	ASSERT_EQ(0, pcg_cg_remove(self->a));
+
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(3, vector_read(self->ev.fd[cpu],
+					 PERF_READ_CGROUPS_DETACH_REMOVED, buf,
+					 16));
+		v = vector_value(buf, self->ida);
+		ASSERT_LE(0, v);
+		last_a += v;
+	}
+	TH_LOG("a's last records: %ld, cpu.stat %ld", last_a, used);
+	EXPECT_TRUE(pcg_within_pct(last_a, used, 5));
+
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(2, vector_read(self->ev.fd[cpu],
+					 PERF_READ_CGROUPS_DETACH_REMOVED, buf,
+					 16));
+		EXPECT_EQ(-ENOENT, vector_value(buf, self->ida));
+		EXPECT_LE(0, vector_value(buf, self->idb));
+	}
+	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
+	EXPECT_EQ(last_a, node_value(&self->ev, idroot));
+}
+
+#define CHURN_CGROUPS	100
+#define CHURN_NS	(2 * NSEC_PER_MSEC)
+
+/*
+ * Churn: cgroups created, attached, used and removed, then one vector read
+ * that detaches removed cgroups on every cpu: no node is left but the
+ * parent's, and the parent holds everything the removed cgroups used.
+ */
+TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
+{
+	uint64_t idroot = pcg_cg_id(self->root), id, buf[1024];
+	char cg[PCG_PATH_MAX], name[16];
+	int64_t used = 0, u0, vroot;
+	int i, cpu;
+
+	ASSERT_NE(0, idroot);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &idroot, 1));
+	for (i = 0; i < CHURN_CGROUPS; i++) {
+		snprintf(name, sizeof(name), "churn%d", i);
+		ASSERT_EQ(0, pcg_cg_create(cg, self->root, name));
+		id = pcg_cg_id(cg);
+		ASSERT_NE(0, id);
+		ASSERT_EQ(0, pcg_attach_all(&self->ev, &id, 1));
+		u0 = usage_ns(cg);
+		ASSERT_EQ(0, pcg_wait(pcg_spawn_busy(cg, CHURN_NS, -1, NULL)));
+		used += usage_ns(cg) - u0;
+		ASSERT_EQ(0, pcg_cg_remove(cg));
+	}
+
+	for (cpu = 0; cpu < self->ev.nr; cpu++)
+		ASSERT_EQ(CHURN_CGROUPS + 1,
+			  vector_read(self->ev.fd[cpu],
+				      PERF_READ_CGROUPS_DETACH_REMOVED, buf,
+				      1024));
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
+		ASSERT_EQ(1, vector_read(self->ev.fd[cpu], 0, buf, 1024));
+		EXPECT_EQ(idroot, buf[3]);
+	}
+	vroot = node_value(&self->ev, idroot);
+	TH_LOG("%d cgroups: parent %ld, their cpu.stat %ld", CHURN_CGROUPS,
+	       vroot, used);
+	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
 }
 
 /*
