@@ -25,6 +25,10 @@
 # under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
 # kernel log gained a BUG/WARNING/lockdep/KASAN report while it ran.
+# In the guest, tests see CHECK_DEBUG=1 on the debug kernel (`make
+# check-debug`; the only one with kmemleak, kernel/config/debug.fragment),
+# else 0: a list line runs longer there with, e.g.,
+# PCG_STRESS_SECONDS=$((CHECK_DEBUG ? 600 : 12)) (its timeout= must fit).
 # No set -e or pipefail: each test's exit status is its result, read and reported.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -42,6 +46,9 @@ if [ $HOST = 1 ]; then
 else
 	LISTDIR=${VM_TESTS_DIR:-tests/vm-tests.d}
 fi
+CHECK_DEBUG=0
+[ $HOST = 0 ] && [ -e /sys/kernel/debug/kmemleak ] && CHECK_DEBUG=1
+export CHECK_DEBUG
 
 selected() {
 	local name=$1 p
