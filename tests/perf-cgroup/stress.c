@@ -638,14 +638,16 @@ static void check_records(struct stress *s, struct slot *sl,
 }
 
 /*
- * READ_CGROUPS with a random size (now and then flags 1). Exact: EINVAL iff
- * size < 16 or flags, else ENOSPC iff the buffer is too small; then the
- * retry with the size ENOSPC asked must succeed.
+ * READ_CGROUPS with a random size (now and then flags 2, a flag that does
+ * not exist: bit 0, PERF_READ_CGROUPS_DETACH_REMOVED, would detach removed
+ * cgroups behind the model's back). Exact: EINVAL iff size < 16 or flags,
+ * else ENOSPC iff the buffer is too small; then the retry with the size
+ * ENOSPC asked must succeed.
  */
 static void op_read_all(struct stress *s, struct slot *sl, unsigned int *seed)
 {
 	const char *what = op_name[OP_READ_ALL];
-	uint64_t buf[READ_CAP], flags = !(rand_r(seed) % 64);
+	uint64_t buf[READ_CAP], flags = rand_r(seed) % 64 ? 0 : 2;
 	size_t size = random_size(seed, 24 + 8 * sl->nr *
 					(1 + expected_words(sl)));
 	int ret;
