@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -236,17 +235,15 @@ TEST_F(life, removed_cgroup_keeps_final_counts)
 }
 
 /*
- * One READ_CGROUPS of @fd with @flags into @buf (room for @max u64s): the
- * number of records, or -errno.  Records of a plain counting event are
- * { id, value }.
+ * One READ_CGROUPS of @fd with @flags: the number of records, or -errno;
+ * the records (of a plain counting event: { id, value }) in *@buf.
  */
-static int vector_read(int fd, uint64_t flags, uint64_t *buf, size_t max)
+static int vector_read(int fd, uint64_t flags, uint64_t **buf)
 {
-	buf[0] = max * sizeof(*buf);
-	buf[1] = flags;
-	if (ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf) < 0)
-		return -errno;
-	return buf[2];
+	size_t size;
+	int ret = pcg_read_cgroups_flags(fd, flags, buf, &size);
+
+	return ret < 0 ? ret : (int)(*buf)[2];
 }
 
 /* The value of @id in the records of @buf, -ENOENT when none names it. */
@@ -269,7 +266,7 @@ static int64_t vector_value(const uint64_t *buf, uint64_t id)
 TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 {
 	uint64_t idroot = pcg_cg_id(self->root);
-	uint64_t ids[3] = { idroot, self->ida, self->idb }, buf[16];
+	uint64_t ids[3] = { idroot, self->ida, self->idb }, *buf;
 	int64_t used, last_a = 0, v;
 	int cpu;
 
@@ -281,9 +278,9 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(3, vector_read(self->ev.fd[cpu],
-					 PERF_READ_CGROUPS_DETACH_REMOVED, buf,
-					 16));
+					 PERF_READ_CGROUPS_DETACH_REMOVED, &buf));
 		v = vector_value(buf, self->ida);
+		free(buf);
 		ASSERT_LE(0, v);
 		last_a += v;
 	}
@@ -292,10 +289,10 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(2, vector_read(self->ev.fd[cpu],
-					 PERF_READ_CGROUPS_DETACH_REMOVED, buf,
-					 16));
+					 PERF_READ_CGROUPS_DETACH_REMOVED, &buf));
 		EXPECT_EQ(-ENOENT, vector_value(buf, self->ida));
 		EXPECT_LE(0, vector_value(buf, self->idb));
+		free(buf);
 	}
 	EXPECT_EQ(-ENOENT, node_value(&self->ev, self->ida));
 	EXPECT_EQ(last_a, node_value(&self->ev, idroot));
@@ -311,7 +308,7 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
  */
 TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 {
-	uint64_t idroot = pcg_cg_id(self->root), id, buf[1024];
+	uint64_t idroot = pcg_cg_id(self->root), id, *buf;
 	char cg[PCG_PATH_MAX], name[16];
 	int64_t used = 0, u0, vroot;
 	int i, cpu;
@@ -330,14 +327,16 @@ TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 		ASSERT_EQ(0, pcg_cg_remove(cg));
 	}
 
-	for (cpu = 0; cpu < self->ev.nr; cpu++)
+	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(CHURN_CGROUPS + 1,
 			  vector_read(self->ev.fd[cpu],
-				      PERF_READ_CGROUPS_DETACH_REMOVED, buf,
-				      1024));
+				      PERF_READ_CGROUPS_DETACH_REMOVED, &buf));
+		free(buf);
+	}
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
-		ASSERT_EQ(1, vector_read(self->ev.fd[cpu], 0, buf, 1024));
+		ASSERT_EQ(1, vector_read(self->ev.fd[cpu], 0, &buf));
 		EXPECT_EQ(idroot, buf[3]);
+		free(buf);
 	}
 	vroot = node_value(&self->ev, idroot);
 	TH_LOG("%d cgroups: parent %ld, their cpu.stat %ld", CHURN_CGROUPS,

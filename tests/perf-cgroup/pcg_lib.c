@@ -384,6 +384,12 @@ int pcg_read_cgroup_sum(const struct pcg_events *ev, uint64_t id,
 
 int pcg_read_cgroups(int fd, uint64_t **bufp, size_t *sizep)
 {
+	return pcg_read_cgroups_flags(fd, 0, bufp, sizep);
+}
+
+int pcg_read_cgroups_flags(int fd, uint64_t flags, uint64_t **bufp,
+			   size_t *sizep)
+{
 	size_t size = 4096;
 	uint64_t *buf = NULL;
 	int tries, ret = -ENOSPC;
@@ -398,7 +404,7 @@ int pcg_read_cgroups(int fd, uint64_t **bufp, size_t *sizep)
 		buf = nbuf;
 		memset(buf, 0, size);
 		buf[0] = size;
-		buf[1] = 0;
+		buf[1] = flags;
 		ret = ioctl(fd, PERF_EVENT_IOC_READ_CGROUPS, buf);
 		if (ret < 0) {
 			ret = -errno;

@@ -99,6 +99,9 @@ int pcg_read_cgroup_sum(const struct pcg_events *ev, uint64_t id,
  * receives the whole buffer, records start at (*bufp)[3].
  */
 int pcg_read_cgroups(int fd, uint64_t **bufp, size_t *sizep);
+/* The same with READ_CGROUPS flags (PERF_READ_CGROUPS_DETACH_REMOVED) */
+int pcg_read_cgroups_flags(int fd, uint64_t flags, uint64_t **bufp,
+			   size_t *sizep);
 /* 1 if the kernel knows PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not. */
 int pcg_kernel_has_attach(void);
 
