@@ -1029,7 +1029,7 @@ static int churn_one(const char *rel)
  * few ms in a cgroup of their own it reads 20-35 % more than both perf
  * counts, classic events included.)
  */
-TEST_F(cg, churn)
+TEST_F_TIMEOUT(cg, churn, 3600)
 {
 	const char *env = getenv("CGRSTAT_CHURN");
 	long n = env ? atol(env) : 1000, i;
@@ -1057,6 +1057,8 @@ TEST_F(cg, churn)
 		ASSERT_EQ(0, churn_one(rel)) TH_LOG("%s", rel);
 		if (i % 1000 == 999)
 			read_counter(_metadata, self->s, "churn", EV_CS);
+		if (i % 20000 == 19999)
+			TH_LOG("%ld cgroups done", i + 1);
 	}
 	/* releases are asynchronous: wait for them (60 s at most) */
 	for (tries = 0; tries < 600; tries++) {
