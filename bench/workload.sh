@@ -7,7 +7,7 @@
 # 1. perf bench sched pipe -G: ping-pong between the first and the last
 #    cgroup of the list (every switch a cgroup switch when G > 1);
 # 2. cgbench ring: 16 tasks spread evenly over the cgroups of the list pass
-#    2 tokens around a ring of pipes.
+#    one token around a ring of pipes, all on cpu 0.
 # Writes OUTDIR/workload.txt (key=value): start/end stamps, what the counting
 # process (our parent) holds when the workload starts (fds, perf_event
 # objects, BPF map memory),
@@ -72,18 +72,24 @@ t0=$(host_ns)
 count_switches pipe taskset -c 0 perf bench sched pipe -G "${first#"$cg_root"/},${last#"$cg_root"/}" -l "$pipe_loops" |
 	awk '/usecs\/op/ { print "pipe_us_per_op=" $1 }' >>"$out/workload.txt"
 t1=$(host_ns)
-count_switches ring cgbench ring -f "$list" -t 16 -k 2 -l "$ring_loops" |
+# The ring on cpu 0 too, with one token: every message is then one switch
+# to the next task. Spread over both cpus, which task woke where depended
+# on the boot, and one backend's instructions per message varied by up to
+# 35 % between two boots; on one cpu with two tokens, the number of
+# switches per message still varied by 3 %.
+ring_tasks=16 ring_tokens=1
+count_switches ring taskset -c 0 cgbench ring -f "$list" -t $ring_tasks -k $ring_tokens -l "$ring_loops" |
 	tr ' ' '\n' | sed -n 's/^wall_us_per_msg=/ring_us_per_msg=/p; s/^cpu_us_per_msg=/ring_cpu_us_per_msg=/p' \
 	>>"$out/workload.txt"
 t2=$(host_ns)
 usage_usec >"$out/usage1.txt"
 {
 	echo "pipe_host_us_per_op=$(per_op "$t0" "$t1" "$pipe_loops")"
-	echo "ring_host_us_per_msg=$(per_op "$t1" "$t2" $((16 * 2 * ring_loops)))"
+	echo "ring_host_us_per_msg=$(per_op "$t1" "$t2" $((ring_tasks * ring_tokens * ring_loops)))"
 	echo "end_ns=$(host_ns)"
 	if [ -n "${WORKLOAD_COUNT_SWITCHES:-}" ]; then
 		switches_per pipe "$pipe_loops"
-		switches_per ring $((16 * 2 * ring_loops))
+		switches_per ring $((ring_tasks * ring_tokens * ring_loops))
 	fi
 } >>"$out/workload.txt"
 join "$out/usage0.txt" "$out/usage1.txt" | awk '{ print $1, ($3 - $2) * 1000 }' >"$out/truth.txt"
