@@ -93,18 +93,19 @@ else
 	[ ${#MATRIX[@]} -gt 0 ] || { echo "check: no kernel named $KERNELS in $KERNELS_LIST" >&2; exit 2; }
 fi
 
-# select_tests SET PREFIX...: the selected tests of SET (all, no-patch) as
-# scripts/run-tests.sh --list prints them
-select_tests() {
-	local set=$1
-	shift
-	VM_TESTS_DIR=$LISTDIR TEST_SET=$set scripts/run-tests.sh --list "$@"
+# select_tests NAME SET PREFIX...: the selected tests of SET (all, no-patch)
+# on kernel NAME ("-": unnamed) as scripts/run-tests.sh --list prints them
+select_tests() { # NAME SET PREFIX...
+	local name=$1 set=$2
+	shift 2
+	[ "$name" = - ] && name=
+	KERNEL_NAME=$name VM_TESTS_DIR=$LISTDIR TEST_SET=$set scripts/run-tests.sh --list "$@"
 }
 
 # The first kernel's tests split into $OUT/guest<i>/tests.list, i = 1..N;
 # each other kernel's into $OUT/guest<name>/tests.list.
 read -r FIRST_NAME FIRST_IMAGE FIRST_SET <<<"${MATRIX[0]}"
-select_tests "$FIRST_SET" "$@" |
+select_tests "$FIRST_NAME" "$FIRST_SET" "$@" |
 	scripts/shard-tests.py "$GUESTS" "$OUT" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/guests"
 NGUESTS=$(cat "$OUT/guests")
 [ "$(wc -l <"$OUT/guest1/tests.list")" -gt 0 ] || NGUESTS=0
@@ -112,7 +113,7 @@ OTHERS=()
 for line in "${MATRIX[@]:1}"; do
 	read -r name image set <<<"$line"
 	mkdir -p "$OUT/guest$name"
-	select_tests "$set" "$@" | cut -f3 >"$OUT/guest$name/tests.list"
+	select_tests "$name" "$set" "$@" | cut -f3 >"$OUT/guest$name/tests.list"
 	[ -s "$OUT/guest$name/tests.list" ] && OTHERS+=("$line")
 done
 

@@ -15,7 +15,10 @@
 # no times and may share the cpus: consecutive parallel tests run at once,
 # and their results are printed in list order when the last one ends;
 # "no-patch" for a test that needs no kernel patch of ours: `make check`
-# runs it on every kernel of tests/kernels.list, Debian's own included.
+# runs it on every kernel of tests/kernels.list, Debian's own included;
+# "kernel=NAME" for a test that runs on that kernel of the list only (a
+# long one that one kernel is enough for): it is selected only when
+# $KERNEL_NAME is NAME.
 # TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
 # set (scripts/check.sh sets it), every result line names the kernel:
 # "ok 3 stock-6.1: bpf-rstat-cgrstat # 16s".
@@ -60,16 +63,18 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), nopatch (0 or 1), name and cmd
+# (0 or 1), nopatch (0 or 1), only (a kernel's name, or empty), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
 	scope=one-guest
 	parallel=0
 	nopatch=0
+	only=
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
+		kernel=*) only=${rest%%[[:space:]]*}; only=${only#kernel=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
 		no-patch[[:space:]]*) nopatch=1 ;;
@@ -90,6 +95,7 @@ for list in "$LISTDIR"/*.list; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
 		[ "${TEST_SET:-all}" = no-patch ] && [ $nopatch = 0 ] && continue
+		[ -n "$only" ] && [ "$only" != "${KERNEL_NAME:-}" ] && continue
 		selected "$name" && TESTS+=("$line")
 	done <"$list"
 done

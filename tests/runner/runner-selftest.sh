@@ -3,8 +3,9 @@
 # a guest that hangs must each make the check fail with a message that says
 # what happened, a kernel report (here sysrq-l's backtraces) must fail the
 # test during which it appeared, tests run at once ("parallel") must be
-# reported each under its own name, and every case of every program must be
-# counted. Prints TAP.
+# reported each under its own name, every case of every program must be
+# counted, and a test for one kernel ("kernel=NAME") must be selected on
+# that kernel only. Prints TAP.
 #   tests/runner/runner-selftest.sh [--kernel IMAGE]
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
@@ -55,7 +56,7 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..14"
+echo "1..17"
 
 # A failing test and a kernel report share one guest; a panic and a hang
 # need a guest each.
@@ -83,4 +84,18 @@ expect hang "says the guest hung" log_has hang 'guest hung: no result within 12s
 expect split "exit status non-zero" test "$(rc_of split)" != 0
 expect split "says which guest panicked" log_has split 'guest died: guest kernel panicked.*guest [12] of 2'
 expect split "counts the other guest's test" log_has split '^1 passed, 2 failed'
+# "kernel=NAME": selected on kernel NAME only (scripts/check.sh passes each
+# kernel's name to the listing), never on an unnamed one
+mkdir -p "$WORK/only.d"
+printf '%s\n' 'everywhere  true' 'kernel=k1 no-patch only-k1  true' >"$WORK/only.d/cases.list"
+# shellcheck disable=SC2317 # called through listed_is
+listed() { # KERNEL_NAME: the names the runner lists there, on one line
+	KERNEL_NAME=$1 VM_TESTS_DIR="$WORK/only.d" scripts/run-tests.sh --list | cut -f1 | paste -sd' '
+}
+# shellcheck disable=SC2317 # called through expect
+listed_is() { [ "$(listed "$1")" = "$2" ] || { echo "# listed on '$1': $(listed "$1")"; false; }; }
+: >"$WORK/only.log"
+expect only "a kernel=k1 test is listed on k1" listed_is k1 "everywhere only-k1"
+expect only "and not on another kernel" listed_is k2 "everywhere"
+expect only "nor on an unnamed one" listed_is "" "everywhere"
 exit $failed
