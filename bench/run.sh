@@ -2,7 +2,7 @@
 # Run bench/ in one guest boot and make its report (host side; `make bench`,
 # `make bench-quick`, `make bench-smoke`):
 #
-#   bench/run.sh [--mode smoke|quick|full|cube|profile] [--out DIR] [--events LIST] [--configs 'G E D;...']
+#   bench/run.sh [--mode smoke|quick|full|profile] [--out DIR] [--events LIST] [--configs 'G E D;...']
 #                [--kernel IMAGE] [--wall] [--reps N] [--cpus N]
 #
 # The guest is instruction-exact (scripts/vm-run.sh --exact): its clock
@@ -38,8 +38,7 @@ done
 case $mode in
 smoke) timeout=300 ;;
 quick) timeout=3600 ;;
-full) timeout=14400 ;;
-cube) timeout=43200 ;;
+full) timeout=36000 ;;
 profile) timeout=1200 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
