@@ -61,7 +61,7 @@ smoke)	configs=("2 1 2"); reps=1; pipe_loops=20; ring_loops=3
 	memcg_args="-n 100 -N 1 -c 10 -R 1" ;;
 quick)	mapfile -t configs < <(cube "2 1000" 2 "1 8"); reps=3
 	pipe_loops=500; ring_loops=50; memcg_args="-n 5000 -N 5 -c 1000 -R 5" ;;
-# full: every combination, 45 configurations (about 80 minutes in one
+# full: every combination, 45 configurations (about 70 minutes in one
 # exact guest without the PMU pass).
 full)	mapfile -t configs < <(cube "1 10 100 1000 10000" "1 2 4" "1 4 8"); reps=5
 	pipe_loops=5000; ring_loops=500; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
