@@ -11,7 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cgfile.h"
 #include "harness.h"
 #include "pcg_test.h"
 
@@ -195,30 +195,18 @@ TEST_F_TIMEOUT(scale, many_cgroups_one_vector_read, 600)
 static int tracing_write(const char *file, const char *val)
 {
 	char path[128];
-	ssize_t len = strlen(val), ret;
-	int fd;
 
 	snprintf(path, sizeof(path), TRACING "%s", file);
-	fd = open(path, O_WRONLY | O_TRUNC);
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, val, len);
-	close(fd);
-	return ret == len ? 0 : -EIO;
+	return cgfile_write(path, val);
 }
 
 /* The irqsoff tracer's longest IRQs-off section since the last reset, in us. */
 static long irqsoff_max_us(void)
 {
-	FILE *f = fopen(TRACING "tracing_max_latency", "r");
-	long us = -1;
+	char buf[32];
+	int ret = cgfile_read(TRACING "tracing_max_latency", buf, sizeof(buf));
 
-	if (!f)
-		return -errno;
-	if (fscanf(f, "%ld", &us) != 1)
-		us = -EIO;
-	fclose(f);
-	return us;
+	return ret < 0 ? ret : strtol(buf, NULL, 10);
 }
 
 /* Where the longest section began and ended ("=> started at: ..." lines). */
@@ -276,15 +264,10 @@ out:
 
 static int has_irqsoff_tracer(void)
 {
-	FILE *f = fopen(TRACING "available_tracers", "r");
-	char line[512] = "";
+	char buf[512];
 
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = 0;
-	fclose(f);
-	return !!strstr(line, "irqsoff");
+	return cgfile_read(TRACING "available_tracers", buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "irqsoff");
 }
 
 /*
@@ -331,31 +314,6 @@ FIXTURE(irqsoff) {
 
 #define PCP_FRACTION "/proc/sys/vm/percpu_pagelist_high_fraction"
 
-static int read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, size, f))
-		ret = -EIO;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
-	return ret;
-}
-
-static int write_line(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fputs(val, f) < 0;
-	return fclose(f) || ret ? -EIO : 0;
-}
-
 FIXTURE_SETUP(irqsoff)
 {
 	PCG_REQUIRE_ATTACH();
@@ -372,9 +330,9 @@ FIXTURE_SETUP(irqsoff)
 	 * made that the longest section (12.5 ms in an exact guest), which
 	 * says nothing of perf. The smallest per-cpu high mark keeps it short.
 	 */
-	ASSERT_EQ(0, read_line(PCP_FRACTION, self->pcp_fraction,
-			       sizeof(self->pcp_fraction)));
-	ASSERT_EQ(0, write_line(PCP_FRACTION, "100000"));
+	ASSERT_LT(0, cgfile_read(PCP_FRACTION, self->pcp_fraction,
+				 sizeof(self->pcp_fraction)));
+	ASSERT_EQ(0, cgfile_write(PCP_FRACTION, "100000"));
 }
 
 FIXTURE_TEARDOWN(irqsoff)
@@ -382,7 +340,7 @@ FIXTURE_TEARDOWN(irqsoff)
 	EXPECT_EQ(0, tracing_write("current_tracer", "nop"));
 	pcg_close_events(&self->ev);
 	scale_destroy(_metadata, &self->s);
-	EXPECT_EQ(0, write_line(PCP_FRACTION, self->pcp_fraction));
+	EXPECT_EQ(0, cgfile_write(PCP_FRACTION, self->pcp_fraction));
 }
 
 TEST_F_TIMEOUT(irqsoff, attach_irqs_off_bounded, 900)
