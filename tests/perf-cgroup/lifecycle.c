@@ -53,25 +53,6 @@ FIXTURE_TEARDOWN(life)
 	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
 }
 
-static int64_t node_value(struct pcg_events *ev, uint64_t id)
-{
-	struct pcg_reading r;
-	int ret = pcg_read_cgroup_sum(ev, id, 0, &r);
-
-	return ret < 0 ? ret : (int64_t)r.value;
-}
-
-/* Run a busy worker in cg; return how much cpu.stat says it used (ns). */
-static int64_t run_busy(const char *cg, uint64_t ns)
-{
-	int64_t u0 = usage_ns(cg);
-	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
-
-	if (pid < 0 || pcg_wait(pid))
-		return -1;
-	return usage_ns(cg) - u0;
-}
-
 /* Work done in a before ATTACH is not counted; work after it is. */
 TEST_F(life, nothing_counted_before_attach)
 {

@@ -287,20 +287,27 @@ void pcg_parse_reading(const uint64_t *w, uint64_t read_format,
 
 /* ---- the multi-cgroup ioctls ---- */
 
-static int ids_ioctl(int fd, unsigned long req, const uint64_t *ids,
-		     uint64_t nr)
+/* The ioctl on { head[0 .. nhead - 1], ids[0 .. nr - 1] } */
+static int words_ioctl(int fd, unsigned long req, const uint64_t *head,
+		       int nhead, const uint64_t *ids, uint64_t nr)
 {
-	uint64_t *buf = malloc((nr + 1) * sizeof(*buf));
+	uint64_t *buf = malloc((nhead + nr) * sizeof(*buf));
 	int ret = 0;
 
 	if (!buf)
 		return -ENOMEM;
-	buf[0] = nr;
-	memcpy(buf + 1, ids, nr * sizeof(*buf));
+	memcpy(buf, head, nhead * sizeof(*buf));
+	memcpy(buf + nhead, ids, nr * sizeof(*buf));
 	if (ioctl(fd, req, buf))
 		ret = -errno;
 	free(buf);
 	return ret;
+}
+
+static int ids_ioctl(int fd, unsigned long req, const uint64_t *ids,
+		     uint64_t nr)
+{
+	return words_ioctl(fd, req, &nr, 1, ids, nr);
 }
 
 int pcg_attach(int fd, const uint64_t *ids, uint64_t nr)
@@ -337,6 +344,27 @@ int pcg_detach_all(const struct pcg_events *ev, const uint64_t *ids,
 		   uint64_t nr)
 {
 	return ids_ioctl_all(ev, PERF_EVENT_IOC_DETACH_CGROUP, ids, nr);
+}
+
+int pcg_attach_flags(int fd, uint64_t flags, const uint64_t *ids,
+		     uint64_t nr)
+{
+	uint64_t head[2] = { flags, nr };
+
+	return words_ioctl(fd, PERF_EVENT_IOC_ATTACH_CGROUPS, head, 2, ids, nr);
+}
+
+int pcg_attach_flags_all(const struct pcg_events *ev, uint64_t flags,
+			 const uint64_t *ids, uint64_t nr)
+{
+	int i, ret;
+
+	for (i = 0; i < ev->nr; i++) {
+		ret = pcg_attach_flags(ev->fd[i], flags, ids, nr);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int pcg_read_cgroup(int fd, uint64_t id, uint64_t *out, size_t nwords)

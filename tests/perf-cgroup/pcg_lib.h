@@ -89,6 +89,12 @@ int pcg_attach_all(const struct pcg_events *ev, const uint64_t *ids,
 		   uint64_t nr);
 int pcg_detach_all(const struct pcg_events *ev, const uint64_t *ids,
 		   uint64_t nr);
+/* ATTACH_CGROUPS { flags, nr, ids } on @fd. */
+int pcg_attach_flags(int fd, uint64_t flags, const uint64_t *ids,
+		     uint64_t nr);
+/* The same on every cpu's event; stops at the first error. */
+int pcg_attach_flags_all(const struct pcg_events *ev, uint64_t flags,
+			 const uint64_t *ids, uint64_t nr);
 /* READ_CGROUP into out[] (nwords u64s after the 2-word header). */
 int pcg_read_cgroup(int fd, uint64_t id, uint64_t *out, size_t nwords);
 /* READ_CGROUP on every cpu, non-group layout, values summed. */

@@ -31,4 +31,24 @@ static inline int64_t usage_ns(const char *cg)
 	return us < 0 ? us : us * 1000;
 }
 
+/* The summed value of @id over the cpus, or -errno (-ENOENT: not attached) */
+static inline int64_t node_value(struct pcg_events *ev, uint64_t id)
+{
+	struct pcg_reading r;
+	int ret = pcg_read_cgroup_sum(ev, id, 0, &r);
+
+	return ret < 0 ? ret : (int64_t)r.value;
+}
+
+/* Run a busy worker in cg; return how much cpu.stat says it used (ns). */
+static inline int64_t run_busy(const char *cg, uint64_t ns)
+{
+	int64_t u0 = usage_ns(cg);
+	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
+
+	if (pid < 0 || pcg_wait(pid))
+		return -1;
+	return usage_ns(cg) - u0;
+}
+
 #endif /* PCG_TEST_H */

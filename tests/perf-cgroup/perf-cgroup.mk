@@ -10,7 +10,7 @@
 # Listed in tests/vm-tests.d/20-perf-selftests.list and 30-perf-cgroup.list.
 
 PCG_DIR   := tests/perf-cgroup
-PCG_NAMES := classic attach lifecycle errors stress scale hotplug
+PCG_NAMES := classic attach lifecycle descendants errors stress scale hotplug
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
 PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h tests/lib/cgfile.h
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.

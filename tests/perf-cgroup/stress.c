@@ -10,7 +10,11 @@
  * never-existing ones, duplicates, a bad nr), READ_CGROUP and READ_CGROUPS
  * with random buffer sizes (too small: ENOSPC with the size needed, then the
  * retry with that size), RESET, ENABLE, DISABLE (alone or with
- * PERF_IOC_FLAG_GROUP), closing the sibling, closing the event. Meanwhile
+ * PERF_IOC_FLAG_GROUP), closing the sibling, closing the event. One more
+ * thread keeps an event of its own attached with PERF_ATTACH_CGROUPS_DESCENDANTS
+ * to the root or a random cgroup (or a removed one: ENOENT), reads it
+ * (detaching removed cgroups), detaches the root and closes the event; after
+ * each attach of the root, every cgroup of the tree must be listed. Meanwhile
  * NR_HOPPERS processes hop between the cgroups of a 4-level tree and between
  * the cpus, busy or asleep; one thread removes and creates the cgroups, one
  * takes cpu1 offline and back online.
@@ -70,14 +74,14 @@ enum op {
 	OP_OPEN, OP_OPEN_SIBLING, OP_ATTACH, OP_DETACH, OP_READ, OP_READ_ALL,
 	OP_RESET, OP_ENABLE, OP_DISABLE, OP_CLOSE_SIBLING, OP_CLOSE,
 	OP_RMDIR, OP_MKDIR, OP_MOVE, OP_AFFINITY, OP_OFFLINE, OP_ONLINE,
-	NR_OPS
+	OP_WATCH, NR_OPS
 };
 
 static const char *const op_name[NR_OPS] = {
 	"open", "open sibling", "attach", "detach", "read_cgroup",
 	"read_cgroups", "reset", "enable", "disable", "close sibling", "close",
 	"rmdir", "mkdir", "move task", "set affinity", "cpu1 offline",
-	"cpu1 online",
+	"cpu1 online", "attach descendants",
 };
 
 enum res { RES_OK, RES_ENOENT, RES_ENOSPC, RES_EINVAL, RES_EBUSY, RES_ENODEV, RES_OTHER, NR_RES };
@@ -971,10 +975,13 @@ static void churn_step(struct stress *s, unsigned int *seed)
 
 	cg_path(s, i, path);
 	if (id && rand_r(seed) % 2) {
-		if (outcome(s, OP_RMDIR, rmdir(path) ? -errno : 0,
-			    ALLOW(RES_OK) | ALLOW(RES_EBUSY), "") != RES_OK)
-			return;
+		/* absent from before the rmdir: never listed once removed */
 		__atomic_store_n(&s->ids[i], 0, __ATOMIC_RELEASE);
+		if (outcome(s, OP_RMDIR, rmdir(path) ? -errno : 0,
+			    ALLOW(RES_OK) | ALLOW(RES_EBUSY), "") != RES_OK) {
+			__atomic_store_n(&s->ids[i], id, __ATOMIC_RELEASE);
+			return;
+		}
 		remember_dead(s, id);
 	} else if (!id) {
 		if (outcome(s, OP_MKDIR, mkdir(path, 0755) ? -errno : 0,
@@ -996,6 +1003,120 @@ static void *churn_thread(void *arg)
 		churn_step(s, &seed);
 		usleep(rand_r(&seed) % 2000);
 	}
+	return NULL;
+}
+
+/* ---- an event attached with its descendants ---- */
+
+/* The records of one READ_CGROUPS of @fd (plain event: { id, value }). */
+static uint64_t *watch_read(struct stress *s, int fd, uint64_t flags)
+{
+	uint64_t *buf = NULL;
+	size_t size;
+	int ret = pcg_read_cgroups_flags(fd, flags, &buf, &size);
+
+	if (outcome(s, OP_READ_ALL, ret, ALLOW(RES_OK), " (descendants)") !=
+	    RES_OK) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static bool listed(const uint64_t *buf, uint64_t id)
+{
+	uint64_t i;
+
+	for (i = 0; i < buf[2]; i++) {
+		if (buf[3 + 2 * i] == id)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * After the root was attached with its descendants: every cgroup that the
+ * tree held at some time since is listed (those removed since stay attached
+ * until read with PERF_READ_CGROUPS_DETACH_REMOVED; the churn thread notes a
+ * cgroup absent before its rmdir).
+ */
+static void check_watched(struct stress *s, int fd)
+{
+	uint64_t before[NR_CGROUPS], *buf;
+	char path[PCG_PATH_MAX];
+	int i;
+
+	for (i = 0; i < NR_CGROUPS; i++)
+		before[i] = cg_id(s, i);
+	buf = watch_read(s, fd, 0);
+	if (!buf)
+		return;
+	for (i = 0; i < NR_CGROUPS; i++) {
+		if (!before[i] || listed(buf, before[i]))
+			continue;
+		cg_path(s, i, path);
+		unexpected(s, "c%d (id %llu, now %llu, %s) not attached with the root's descendants",
+			   i, (unsigned long long)before[i],
+			   (unsigned long long)cg_id(s, i),
+			   access(path, F_OK) ? "gone" : "present");
+	}
+	free(buf);
+}
+
+static void watch_attach(struct stress *s, int fd, unsigned int *seed)
+{
+	uint64_t id;
+	int pick = rand_r(seed) % 4, ret;
+
+	id = pick < 2 ? s->root_id : pick == 2 ? live_id(s, seed) :
+	     dead_id(s, seed);
+	ret = pcg_attach_flags(fd, PERF_ATTACH_CGROUPS_DESCENDANTS, &id, 1);
+	/* a random cgroup may be removed meanwhile, the root never is */
+	if (outcome(s, OP_WATCH, ret,
+		    id == s->root_id ? ALLOW(RES_OK) :
+		    pick == 2 ? ALLOW(RES_OK) | ALLOW(RES_ENOENT) :
+		    ALLOW(RES_ENOENT), "") == RES_OK && id == s->root_id)
+		check_watched(s, fd);
+}
+
+/*
+ * One event on a random cpu (ENODEV: the hot cpu is offline), attached with
+ * descendants, read, its root detached (ENOENT: not attached now), closed.
+ */
+static void *watch_thread(void *arg)
+{
+	struct stress *s = arg;
+	unsigned int seed = pcg_now_ns() ^ 0x5eed;
+	struct perf_event_attr attr;
+	int fd = -1, cpu, pick;
+
+	pcg_attr_init(&attr, PERF_COUNT_SW_CPU_CLOCK, 0, 0);
+	while (!done(s)) {
+		if (fd < 0) {
+			cpu = rand_r(&seed) % s->nr_cpus;
+			fd = pcg_perf_open(&attr, -1, cpu, -1, 0);
+			outcome(s, OP_OPEN, fd, ALLOW(RES_OK) |
+				(cpu == HOT_CPU && s->hotplug ? ALLOW(RES_ENODEV) : 0),
+				" (descendants)");
+			continue;
+		}
+		pick = rand_r(&seed) % 10;
+		if (pick < 5) {
+			watch_attach(s, fd, &seed);
+		} else if (pick < 8) {
+			free(watch_read(s, fd, PERF_READ_CGROUPS_DETACH_REMOVED));
+		} else if (pick < 9) {
+			outcome(s, OP_DETACH, pcg_detach(fd, &s->root_id, 1),
+				ALLOW(RES_OK) | ALLOW(RES_ENOENT), " (descendants)");
+		} else {
+			outcome(s, OP_CLOSE, close(fd) ? -errno : 0, ALLOW(RES_OK),
+				" (descendants)");
+			fd = -1;
+		}
+		usleep(rand_r(&seed) % 2000);
+	}
+	if (fd >= 0)
+		close(fd);
 	return NULL;
 }
 
@@ -1100,7 +1221,7 @@ static const struct seen must_see[] = {
 	{ OP_READ_ALL, RES_OK }, { OP_READ_ALL, RES_ENOSPC }, { OP_RESET, RES_OK },
 	{ OP_ENABLE, RES_OK }, { OP_DISABLE, RES_OK }, { OP_CLOSE, RES_OK },
 	{ OP_RMDIR, RES_OK }, { OP_RMDIR, RES_EBUSY }, { OP_MKDIR, RES_OK },
-	{ OP_MOVE, RES_OK },
+	{ OP_MOVE, RES_OK }, { OP_WATCH, RES_OK }, { OP_WATCH, RES_ENOENT },
 };
 
 static const struct seen must_see_hotplug[] = {
@@ -1177,7 +1298,7 @@ FIXTURE_TEARDOWN(stress)
 TEST_F(stress, randomized)
 {
 	struct stress *s = self->s;
-	pthread_t th[NR_THREADS + 2];
+	pthread_t th[NR_THREADS + 3];
 	struct pcg_events ev;
 	struct pcg_reading r;
 	char a[PCG_PATH_MAX], line[256];
@@ -1195,6 +1316,7 @@ TEST_F(stress, randomized)
 	for (i = 0; i < NR_THREADS; i++)
 		ASSERT_EQ(0, pthread_create(&th[nth++], NULL, event_thread, s));
 	ASSERT_EQ(0, pthread_create(&th[nth++], NULL, churn_thread, s));
+	ASSERT_EQ(0, pthread_create(&th[nth++], NULL, watch_thread, s));
 	if (s->hotplug)
 		ASSERT_EQ(0, pthread_create(&th[nth++], NULL, hotplug_thread, s));
 	for (i = 0; i < nth; i++)
