@@ -204,7 +204,8 @@ static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t
 	for (i = 0; i < nr; i++) {
 		cg = find_in(cgs, n, recs[i].cgroup_id);
 		if (cg) {
-			record_values(s, recs[i].values, cg->base);
+			if (!cg->created_later)
+				record_values(s, recs[i].values, cg->base);
 			found++;
 		}
 	}
@@ -222,8 +223,11 @@ static int rstat_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 
 	if (n > BASELINE_READ_ALL_MIN)
 		return baseline_from_tree(s, cgs, n);
-	for (i = 0; i < n && !ret; i++)
-		ret = read_one_record(s, cgs[i], cgs[i]->base);
+	for (i = 0; i < n && !ret; i++) {
+		/* every cgroup counts from its creation: none to subtract */
+		if (!cgs[i]->created_later)
+			ret = read_one_record(s, cgs[i], cgs[i]->base);
+	}
 	return ret;
 }
 

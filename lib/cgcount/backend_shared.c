@@ -184,6 +184,29 @@ static void add_records(struct cgcount *s, int event, const uint64_t *buf)
 	}
 }
 
+/*
+ * The kernel attaches the cgroups created below @id from their creation on
+ * (PERF_ATTACH_CGROUPS_DESCENDANTS); a kernel without it (ENOTTY) leaves
+ * them to the reads.
+ */
+static int shared_watch(struct cgcount *s, uint64_t id)
+{
+	uint64_t buf[3] = { PERF_ATTACH_CGROUPS_DESCENDANTS, 1, id };
+	int i, ret = 0;
+
+	for (i = 0; i < nr_fds(s) && !ret; i++)
+		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUPS, buf);
+	if (ret == -ENOTTY) {
+		cgc_print(CGCOUNT_DEBUG, "shared backend: no PERF_EVENT_IOC_ATTACH_CGROUPS: "
+			  "cgroups created later count from the read that finds them\n");
+		return 0;
+	}
+	if (ret)
+		return cgc_err(-ret, "attaching cgroup %llu with its descendants: %s",
+			       (unsigned long long)id, strerror(-ret));
+	return 0;
+}
+
 static int shared_read_all(struct cgcount *s)
 {
 	int i, ret;
@@ -200,6 +223,7 @@ static int shared_read_all(struct cgcount *s)
 const struct cgc_backend_ops cgc_shared_ops = {
 	.id = CGCOUNT_SHARED,
 	.open = shared_open,
+	.watch = shared_watch,
 	.close = shared_close,
 	.add = shared_add,
 	.remove = shared_remove,

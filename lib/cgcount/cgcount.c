@@ -305,6 +305,97 @@ int cgcount_add_regex(struct cgcount *s, const char *regex)
 	return ret;
 }
 
+/* ---- subtrees: the reads add the cgroups created below them ---- */
+
+static int subtree_remember(struct cgcount *s, const char *rel, uint64_t id)
+{
+	struct cgc_subtree *n;
+	size_t i;
+
+	for (i = 0; i < s->nr_subtrees; i++) {
+		if (s->subtrees[i].id == id)
+			return 0;
+	}
+	n = realloc(s->subtrees, (s->nr_subtrees + 1) * sizeof(*n));
+	if (!n)
+		return cgc_err(ENOMEM, "out of memory");
+	s->subtrees = n;
+	n[s->nr_subtrees].path = strdup(rel);
+	if (!n[s->nr_subtrees].path)
+		return cgc_err(ENOMEM, "out of memory");
+	n[s->nr_subtrees++].id = id;
+	return 0;
+}
+
+static void subtrees_free(struct cgcount *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_subtrees; i++)
+		free(s->subtrees[i].path);
+	free(s->subtrees);
+}
+
+/*
+ * Mark the pending cgroups created since the previous subtree walk (ids only
+ * grow) and raise the mark; rstat counts those from their creation.
+ */
+static void pending_mark_created(struct cgcount *s, struct pending *p, int walked_before)
+{
+	uint64_t last = s->subtree_last_id;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++) {
+		p->cgs[i]->created_later = walked_before && p->cgs[i]->id > last;
+		if (p->cgs[i]->id > s->subtree_last_id)
+			s->subtree_last_id = p->cgs[i]->id;
+	}
+}
+
+int cgcount_add_subtree(struct cgcount *s, const char *path)
+{
+	struct pending p = { 0 };
+	char rel[CGC_PATH_MAX];
+	uint64_t id;
+	int ret;
+
+	pthread_mutex_lock(&s->lock);
+	ret = cgc_resolve_path(s, path, rel, sizeof(rel), &id);
+	/* first, so that the kernel attaches what is created during the walk */
+	if (!ret && s->ops->watch)
+		ret = s->ops->watch(s, id);
+	if (!ret)
+		ret = cgc_walk_below(s, rel, id, pending_add, &p);
+	if (!ret)
+		ret = subtree_remember(s, rel, id);
+	if (!ret) {
+		pending_mark_created(s, &p, 0);
+		ret = pending_commit(s, &p);
+	}
+	pthread_mutex_unlock(&s->lock);
+	pending_free(&p);
+	return ret;
+}
+
+/* Add the cgroups found below the subtrees that the session lacks. */
+static int subtrees_walk(struct cgcount *s)
+{
+	struct pending p = { 0 };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_subtrees && !ret; i++)
+		ret = cgc_walk_below(s, s->subtrees[i].path, s->subtrees[i].id,
+				     pending_add, &p);
+	if (!ret) {
+		pending_dedup(&p);
+		pending_mark_created(s, &p, 1);
+		ret = pending_commit(s, &p);
+	}
+	pending_free(&p);
+	return ret < 0 ? ret : 0;
+}
+
 /* ---- removing ---- */
 
 static int remove_locked(struct cgcount *s, uint64_t id)
@@ -466,9 +557,11 @@ int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings, size_
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
+	ret = subtrees_walk(s);
 	for (i = 0; i < s->nr_cgroups; i++)
 		memset(s->cgroups[i]->acc, 0, sizeof(s->cgroups[i]->acc));
-	ret = s->nr_cgroups ? s->ops->read_all(s) : 0;
+	if (!ret && s->nr_cgroups)
+		ret = s->ops->read_all(s);
 	if (!ret)
 		ret = copy_readings(s, readings, nr);
 	pthread_mutex_unlock(&s->lock);
@@ -631,6 +724,7 @@ void cgcount_close(struct cgcount *s)
 		s->ops->close(s);
 	free(s->cgroups);
 	free(s->cpus);
+	subtrees_free(s);
 	cgc_free_events(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

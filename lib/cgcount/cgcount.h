@@ -42,7 +42,8 @@
  *     in that cgroup or any of its descendants (hierarchical, like cpu.stat).
  *     A parent and its child can both be added; the parent's count includes
  *     the child's.
- *   - Counting of a cgroup starts when it is added.
+ *   - Counting of a cgroup starts when it is added (for one created below a
+ *     subtree added earlier, see cgcount_add_subtree()).
  *   - Adding or removing a cgroup never disturbs the counts of the others.
  *   - Values are summed over the CPUs; enabled/running are the sums of the
  *     per-CPU times (ns), so cgcount_scaled() corrects for multiplexing.
@@ -72,7 +73,7 @@
 
 /* The version of this header; the .so's soname carries the major one. */
 #define CGCOUNT_MAJOR_VERSION 0
-#define CGCOUNT_MINOR_VERSION 1
+#define CGCOUNT_MINOR_VERSION 2
 #define CGCOUNT_PATCH_VERSION 0
 
 #ifdef __cplusplus
@@ -189,6 +190,16 @@ CGCOUNT_API int cgcount_add_id(struct cgcount *s, uint64_t cgroup_id);
  * none; returns the number of cgroups added. */
 CGCOUNT_API int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr);
 CGCOUNT_API int cgcount_add_regex(struct cgcount *s, const char *regex);
+/*
+ * Count @path, every cgroup below it, and every cgroup created below it
+ * later: cgcount_read_all() adds those it finds (they appear in its
+ * readings).  A cgroup created later counts from its creation with the
+ * rstat backend, and with the shared backend on a kernel with
+ * PERF_ATTACH_CGROUPS_DESCENDANTS (the kernel attaches it when it is
+ * created); from the cgcount_read_all() that finds it otherwise.  Returns
+ * the number of cgroups added now.
+ */
+CGCOUNT_API int cgcount_add_subtree(struct cgcount *s, const char *path);
 
 /* Stop counting a cgroup: -ENOENT if it is not counted. */
 CGCOUNT_API int cgcount_remove_path(struct cgcount *s, const char *path);

@@ -29,6 +29,7 @@ struct cgc_cgroup {
 	struct cgcount_value acc[CGC_MAX_EVENTS];	/* scratch for reads */
 	struct cgcount_value last[CGC_MAX_EVENTS];	/* rstat: last reading */
 	int seen;					/* rstat: in this read */
+	int created_later;	/* found below a subtree after it was added */
 };
 
 struct cgcount;
@@ -44,6 +45,14 @@ struct cgc_backend_ops {
 	int (*read_one)(struct cgcount *s, struct cgc_cgroup *cg);
 	/* every cgroup's acc = its values */
 	int (*read_all)(struct cgcount *s);
+	/* optional: the kernel attaches the cgroups created below @id */
+	int (*watch)(struct cgcount *s, uint64_t id);
+};
+
+/* A subtree whose new cgroups each read adds (cgcount_add_subtree()). */
+struct cgc_subtree {
+	char *path;			/* relative to the root, leading '/' */
+	uint64_t id;
 };
 
 struct cgcount {
@@ -61,6 +70,10 @@ struct cgcount {
 	size_t rc_size;			/* its size in bytes */
 	void *rstat;			/* rstat: struct cgrstat * */
 	size_t max_cgroups;		/* rstat: cgcount_opts.max_cgroups */
+	struct cgc_subtree *subtrees;
+	size_t nr_subtrees;
+	/* the highest id a subtree walk added: cgroup ids only grow */
+	uint64_t subtree_last_id;
 };
 
 /*
@@ -105,6 +118,9 @@ int cgc_id_to_path(const struct cgcount *s, uint64_t id, char *rel, size_t len);
 /* calls @fn for every cgroup whose relative path matches @regex */
 typedef int (*cgc_walk_fn)(struct cgcount *s, const char *rel, uint64_t id, void *arg);
 int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *arg);
+/* calls @fn for the cgroup @rel and every cgroup below it, if @rel is @id (0: any) */
+int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
+		   void *arg);
 int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel);
 
 /* the cgroup set */

@@ -163,6 +163,22 @@ static int match_regex(struct cgcount *s, const char *rel, uint64_t id, void *ar
 	return w->fn(s, rel, id, w->arg);
 }
 
+int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
+		   void *arg)
+{
+	char full[CGC_PATH_MAX];
+	uint64_t now;
+	int ret = abs_path(s, rel, full, sizeof(full));
+
+	if (ret)
+		return ret;
+	/* removed, or another cgroup by that name */
+	if (id && (cgutil_cgroup_id(full, &now) || now != id))
+		return 0;
+	ret = walk(s, rel, full, fn, arg);
+	return ret < 0 ? ret : 0;
+}
+
 int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *arg)
 {
 	struct regex_walk w = { .fn = fn, .arg = arg };

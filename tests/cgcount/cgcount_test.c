@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -261,6 +262,66 @@ TEST_F(cgc, add_remove_keeps_others)
 	ASSERT_EQ(0, cgcount_add_path(self->s, self->other));
 	late = clock_ns(_metadata, self->s, self->other);
 	EXPECT_GT(usage_ns(self->other) / 10, late);
+}
+
+/* The scaled cpu-clock of cgroup @id in @r, -1 when it has no reading. */
+static double reading_clock(const struct cgcount_reading *r, size_t nr, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (r[i].cgroup_id == id)
+			return cgcount_scaled(&r[i].values[EV_CLOCK]);
+	}
+	return -1;
+}
+
+/*
+ * A subtree: the reads add the cgroups created below it, and only those;
+ * rstat and shared (the kernel attaches them) count them from their
+ * creation, events from the read that finds them.
+ */
+TEST_F(cgc, subtree_adds_cgroups_created_later)
+{
+	char mid[PCG_PATH_MAX], leaf[PCG_PATH_MAX], outside[PCG_PATH_MAX];
+	bool from_creation = cgcount_backend(self->s) != CGCOUNT_EVENTS;
+	double vmid, vleaf, vout, vlater;
+	struct cgcount_reading *r;
+	int64_t used, used_later;
+	size_t nr;
+
+	ASSERT_EQ(1, cgcount_add_subtree(self->s, self->other)) TH_LOG("%s", last_msg);
+	ASSERT_EQ(0, pcg_cg_create(mid, self->other, "mid"));
+	ASSERT_EQ(0, pcg_cg_create(leaf, mid, "leaf"));
+	ASSERT_EQ(0, pcg_cg_create(outside, self->root, "outside"));
+	burn_in(_metadata, leaf, BUSY_NS);
+	used = usage_ns(leaf);
+
+	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
+	vmid = reading_clock(r, nr, pcg_cg_id(mid));
+	vleaf = reading_clock(r, nr, pcg_cg_id(leaf));
+	vout = reading_clock(r, nr, pcg_cg_id(outside));
+	cgcount_readings_free(r, nr);
+	TH_LOG("created later: leaf %.0f ns (cpu.stat %lld), its parent %.0f ns",
+	       vleaf, (long long)used, vmid);
+	EXPECT_EQ(3, nr);
+	EXPECT_EQ(3, cgcount_nr_cgroups(self->s));
+	EXPECT_EQ(-1, vout);
+	ASSERT_LE(0, vleaf);
+	ASSERT_LE(0, vmid);
+	if (from_creation) {
+		EXPECT_TRUE(pcg_within_pct(vleaf, used, 5));
+		EXPECT_TRUE(pcg_within_pct(vmid, vleaf, 1));
+	} else {
+		EXPECT_GT(used / 10, vleaf);
+	}
+
+	/* found: it counts on every backend */
+	burn_in(_metadata, leaf, BUSY_NS);
+	used_later = usage_ns(leaf) - used;
+	vlater = clock_ns(_metadata, self->s, leaf) - vleaf;
+	TH_LOG("then: %.0f ns (cpu.stat %lld)", vlater, (long long)used_later);
+	EXPECT_TRUE(pcg_within_pct(vlater, used_later, 5));
 }
 
 TEST_F(cgc, regex_adds_matching_cgroups)
