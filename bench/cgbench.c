@@ -5,6 +5,7 @@
  *   cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]
  *   cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...
  *   cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]
+ *   cgbench churn -b BACKEND -e EVENTS -R SUBTREE [-l CGROUPS]
  *
  * cost:  open + attach (setup), read every cgroup, read one cgroup, close
  *        (teardown); fds, slab, percpu and BPF map memory the backend holds.
@@ -16,8 +17,15 @@
  *        list pass TOKENS tokens around a ring of pipes LOOPS times; prints
  *        wall and cpu microseconds per message (each one a cgroup switch
  *        when neighbours are in different cgroups).
+ * churn: with SUBTREE counted with everything created below it
+ *        (cgcount_add_subtree(); none: nothing counted), create CGROUPS
+ *        (default 1000) cgroups in SUBTREE, then remove them; prints the
+ *        microseconds each mkdir and each rmdir took: what the backend adds
+ *        to creating and removing cgroups (shared: the kernel attaches each
+ *        new cgroup to every event as it is created).
  *
- * CGROUP_LIST: one cgroup v2 directory per line (absolute paths).
+ * CGROUP_LIST: one cgroup v2 directory per line (absolute paths); churn
+ * takes none.
  * Backends: none counts nothing (the baseline); floor and floor-read are the
  * bench's own:
  *   floor   one CPU event per event and CPU, no cgroup work: what counting
@@ -48,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -502,7 +511,7 @@ static int resolve_ids(struct session *s)
 
 static int session_init(struct session *s, const char *events, const char *list)
 {
-	if (parse_events(s, events) || read_cgroup_list(s, list) || resolve_ids(s))
+	if (parse_events(s, events) || (list && read_cgroup_list(s, list)) || resolve_ids(s))
 		return -1;
 	s->values = calloc((size_t)s->nr_cgroups * s->nr_events, sizeof(*s->values));
 	return s->values ? 0 : -1;
@@ -828,6 +837,44 @@ static int ring(struct session *s, int tasks, int tokens, long loops)
 	return 0;
 }
 
+/* ---- churn: creating and removing cgroups below a counted subtree ---- */
+
+/* mkdir (@make) or rmdir @n cgroups in @dir; the microseconds each took. */
+static double churn_step(const char *dir, long n, int make)
+{
+	char path[4096];
+	double t0 = now_us();
+	long i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/cgbench-churn-%ld", dir, i);
+		if (make ? mkdir(path, 0755) : rmdir(path)) {
+			fprintf(stderr, "cgbench: %s %s: %s\n", make ? "mkdir" : "rmdir", path,
+				strerror(errno));
+			return -1;
+		}
+	}
+	return (now_us() - t0) / n;
+}
+
+static int churn(const struct backend *b, struct session *s, const char *subtree, long n)
+{
+	double mk = -1, rm = -1;
+
+	if (b->open(s))
+		return -1;
+	/* the library printed why if it fails */
+	if (!s->cgc || cgcount_add_subtree(s->cgc, subtree) >= 0) {
+		mk = churn_step(subtree, n, 1);
+		rm = mk < 0 ? -1 : churn_step(subtree, n, 0);
+	}
+	b->close(s);
+	if (mk < 0 || rm < 0)
+		return -1;
+	printf("backend=%s cgroups=%ld mkdir_us=%.3f rmdir_us=%.3f\n", b->name, n, mk, rm);
+	return 0;
+}
+
 /* ---- main ---- */
 
 /* The usage on @f; returns the exit status of a usage error. */
@@ -837,6 +884,7 @@ static int usage(FILE *f)
 		"usage: cgbench cost  -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-r REPS] [-m MIN_US]\n"
 		"       cgbench count -b BACKEND -e EVENTS -f CGROUP_LIST [-R SUBTREE] [-o OUT] -- COMMAND...\n"
 		"       cgbench ring  -f CGROUP_LIST [-t TASKS] [-k TOKENS] [-l LOOPS]\n"
+		"       cgbench churn -b BACKEND -e EVENTS -R SUBTREE [-l CGROUPS]\n"
 		"backends: none floor floor-read events shared rstat\n");
 	return CLI_EXIT_USAGE;
 }
@@ -870,7 +918,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		default: return -1;
 		}
 	}
-	if (!o->list || o->reps < 1 || o->min_us < 0 || o->tasks < 2 || o->tokens < 1 ||
+	if (o->reps < 1 || o->min_us < 0 || o->tasks < 2 || o->tokens < 1 ||
 	    o->tokens > o->tasks || o->loops < 1)
 		return -1;
 	return 0;
@@ -890,7 +938,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "--version"))
 		return cli_version("cgbench");
-	if (parse_options(argc - 1, argv + 1, &o))
+	if (parse_options(argc - 1, argv + 1, &o) ||
+	    (strcmp(cmd, "churn") ? !o.list : !*o.subtree))
 		return usage(stderr);
 	optind += 1;
 	b = find_backend(o.backend, &s.backend);
@@ -904,6 +953,8 @@ int main(int argc, char **argv)
 		ret = count(b, &s, argv + optind, o.out);
 	else if (!strcmp(cmd, "ring"))
 		ret = ring(&s, o.tasks, o.tokens, o.loops);
+	else if (!strcmp(cmd, "churn"))
+		ret = churn(b, &s, o.subtree, o.loops);
 	else
 		ret = usage(stderr);
 out:

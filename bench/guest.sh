@@ -252,6 +252,22 @@ cost() { # BACKEND G E D LIST SUBTREE
 		row cost "$1" "$2" "$3" "$4" 0 "$k" "$v" "${k##*_}"
 	done
 }
+# creating and removing cgroups below the counted subtree, counted with
+# everything created below it: what a backend adds to mkdir and rmdir (the
+# events backend adds nothing: it opens events only for the cgroups it is
+# given)
+churn() { # BACKEND G E D SUBTREE
+	local line k v
+	line=$(cgbench churn -b "$1" -e "$(events_of "$3")" -R "$cg_root$5" -l "$churn_cgroups") || {
+		echo "bench: cgbench churn -b $1 failed" >&2; failures=$((failures + 1)); return; }
+	for kv in $line; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in mkdir_us|rmdir_us) row churn "$1" "$2" "$3" "$4" 0 "$k" "$v" us ;; esac
+	done
+}
+churn_cgroups=500
+[ "$mode" = smoke ] && churn_cgroups=20
+
 # a read timed in batches of at least this long: the wall clock may tick in
 # milliseconds; the exact guest's clock counts instructions
 cost_batch_us=50000
@@ -447,6 +463,7 @@ for c in "${configs[@]}"; do
 	echo "#   cgroup switches$([ "$pmu_pass" = 1 ] && echo " and PMU calls") counted ($(elapsed))"
 	if [ "${BENCH_COST:-1}" = 1 ]; then
 		for b in none events shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
+		for b in none shared rstat; do churn "$b" "$g" "$e" "$d" "$sub"; done
 		# (not in smoke: two more perf runs, and no time is judged there)
 		[ "$mode" = smoke ] || [[ " ${backends[*]} " != *" bperf "* ]] || bperf_read "$g" "$e" "$d"
 	fi

@@ -227,6 +227,21 @@ def cost_table(res, cfg):
     return out
 
 
+def churn_table(res, cfg):
+    u = "k instructions" if res.exact else "us"
+    out = [f"| backend | mkdir ({u}) | over none | rmdir ({u}) | over none |",
+           "| --- | ---: | ---: | ---: | ---: |"]
+    none = {m: res.median("churn", "none", cfg, m) for m in ("mkdir_us", "rmdir_us")}
+    for b in ("none", "shared", "rstat"):
+        m = {k: res.median("churn", b, cfg, k) for k in none}
+        if m["mkdir_us"] is None:
+            continue
+        over = {k: None if none[k] is None else m[k] - none[k] for k in m}
+        out.append(f"| {b} | {fmt(m['mkdir_us'], 1)} | {fmt(over['mkdir_us'], 1)} | "
+                   f"{fmt(m['rmdir_us'], 1)} | {fmt(over['rmdir_us'], 1)} |")
+    return out
+
+
 def memcg_table(res):
     keys = sorted({(k[2], k[1]) for k in res.v if k[0] == "memcg"})
     if not keys:
@@ -462,6 +477,10 @@ def main():
         ct = cost_table(res, cfg)
         if len(ct) > 2:
             lines += ["In-process cost (cgbench cost):", ""] + ct + [""]
+        cht = churn_table(res, cfg)
+        if len(cht) > 2:
+            lines += ["Creating and removing a cgroup below the counted subtree, counted with "
+                      "all it holds (cgbench churn):", ""] + cht + [""]
     mt = memcg_table(res)
     if mt:
         lines += ["## memory.stat text vs the BPF reader (memcg_stat_bench)", ""] + mt + [""]

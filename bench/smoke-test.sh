@@ -61,6 +61,11 @@ for b in events shared rstat; do
 		grep -q "^cost,$b,.*,$m,[0-9.]" "$out/results.csv" || { echo "# missing: cost $b $m"; missing=1; }
 	done
 done
+for b in none shared rstat; do
+	for m in mkdir_us rmdir_us; do
+		grep -q "^churn,$b,.*,$m,[0-9.]" "$out/results.csv" || { echo "# missing: churn $b $m"; missing=1; }
+	done
+done
 grep -q "^memcg,bpf-walk,.*,us_per_read," "$out/results.csv" || { echo "# missing: memcg"; missing=1; }
 ok 2 "every backend measured" $missing
 
