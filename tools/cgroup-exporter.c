@@ -179,6 +179,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	if (cgtool_check_options(&o->tool))
+		return CLI_EXIT_USAGE;
 	return 0;
 }
 

@@ -41,11 +41,29 @@ int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
 		return 1;
 	case 'r':
 		t->regex = arg;
+		t->regex_given = 1;
+		return 1;
+	case CGTOOL_OPT_SUBTREE:
+		t->subtree = arg;
 		return 1;
 	case CGTOOL_OPT_BACKEND:
 		return parse_backend(t, arg);
 	}
 	return 0;
+}
+
+int cgtool_check_options(const struct cgtool *t)
+{
+	if (!t->subtree || !t->regex_given)
+		return 0;
+	cli_usage_error(t->prog, "-r and --subtree choose the cgroups two ways: give one");
+	return -1;
+}
+
+/* Start counting what the options name. */
+static int add_cgroups(struct cgcount *s, const struct cgtool *t)
+{
+	return t->subtree ? cgcount_add_subtree(s, t->subtree) : cgcount_add_regex(s, t->regex);
 }
 
 int cgtool_parse_seconds(const char *arg, double min, double *seconds)
@@ -97,7 +115,7 @@ struct cgcount *cgtool_open(const struct cgtool *t)
 	cgcount_set_print(print_with_prog);
 	s = cgcount_open(t->events, &t->opts);
 	open_errno = s ? 0 : errno;
-	if (s && cgcount_add_regex(s, t->regex) < 0) {
+	if (s && add_cgroups(s, t) < 0) {
 		open_errno = errno;
 		cgcount_close(s);
 		s = NULL;
@@ -122,6 +140,8 @@ int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
 		if (stat(path, &st) && errno == ENOENT)
 			cgcount_remove_id(s, last[i].cgroup_id);
 	}
+	if (t->subtree)
+		return 0;
 	return cgcount_add_regex(s, t->regex) < 0 ? -1 : 0;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What cgtop and cgroup-exporter share: the options that choose what to
- * count (-e/--events, -r/--regex, --backend), opening the libcgcount
+ * count (-e/--events, -r/--regex, --subtree, --backend), opening the libcgcount
  * session, keeping its cgroups in step with the cgroup tree, and the
  * signals that stop them.
  */
@@ -18,6 +18,7 @@
 enum {
 	CGTOOL_OPT_BACKEND = 0x100,
 	CGTOOL_OPT_VERSION,
+	CGTOOL_OPT_SUBTREE,
 	CGTOOL_OPT_FIRST_PRIVATE,	/* a tool's own long-only options start here */
 };
 
@@ -25,6 +26,7 @@ enum {
 #define CGTOOL_LONG_OPTIONS						\
 	{ "events", required_argument, NULL, 'e' },			\
 	{ "regex", required_argument, NULL, 'r' },			\
+	{ "subtree", required_argument, NULL, CGTOOL_OPT_SUBTREE },	\
 	{ "backend", required_argument, NULL, CGTOOL_OPT_BACKEND },	\
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
@@ -35,6 +37,9 @@ enum {
 	"                       " default_events ")\n"			\
 	"  -r, --regex=REGEX    count the cgroups whose path (\"/a/b\") matches\n" \
 	"                       (POSIX extended, unanchored; default: every cgroup)\n" \
+	"      --subtree=PATH   count PATH and every cgroup below it, including\n" \
+	"                       those created later (counted from their creation\n" \
+	"                       with shared and rstat); instead of -r\n"	\
 	"      --backend=NAME   auto (default), events, shared or rstat\n"	\
 	"  -h, --help           this text\n"				\
 	"      --version        the version\n"
@@ -43,6 +48,8 @@ struct cgtool {
 	const char *prog;
 	const char *events;
 	const char *regex;
+	const char *subtree;		/* --subtree, else NULL */
+	int regex_given;
 	struct cgcount_opts opts;
 };
 
@@ -61,6 +68,11 @@ int cgtool_parse_seconds(const char *arg, double min, double *seconds);
 /* a whole number in [min, max]; -1 otherwise */
 int cgtool_parse_long(const char *arg, long min, long max, long *value);
 
+/*
+ * After the options: -1 after a usage error (-r with --subtree), else 0.
+ */
+int cgtool_check_options(const struct cgtool *t);
+
 /* Open the session and add the cgroups that match; NULL after a message. */
 struct cgcount *cgtool_open(const struct cgtool *t);
 /*
@@ -73,7 +85,8 @@ int cgtool_open_failure_status(void);
 
 /*
  * Keep the session in step with the tree: stop counting the cgroups of
- * @last that were removed, add those that appeared and match.
+ * @last that were removed, add those that appeared and match (a subtree's
+ * new cgroups are added by the library's reads).
  */
 int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
 			const struct cgcount_reading *last, size_t nr);

@@ -166,6 +166,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	if (cgtool_check_options(&o->tool))
+		return CLI_EXIT_USAGE;
 	if (!isatty(STDOUT_FILENO))
 		o->batch = 1;
 	return 0;

@@ -193,6 +193,8 @@ static void pending_dedup(struct pending *p)
 {
 	size_t i, n = 0;
 
+	if (!p->nr)
+		return;
 	qsort(p->cgs, p->nr, sizeof(*p->cgs), by_id);
 	for (i = 0; i < p->nr; i++) {
 		if (n && p->cgs[n - 1]->id == p->cgs[i]->id)

@@ -6,6 +6,9 @@
 #    (python3 urllib): parseable exposition text with HELP/TYPE lines, and
 #    the busy cgroup's cpu-clock counter grows between two scrapes, by about
 #    the scrape interval, more than the idle one's; other paths are 404;
+#  - cgroup-exporter --subtree: a cgroup created after it started is
+#    served, with cpu-clock seconds equal to its cpu.stat usage (auto picks
+#    shared or rstat, which count it from its creation);
 #  - both exit 0 (with the ASan build: no leaks, no errors).
 # CGC_BIN selects the binaries (default build/bin; the ASan run passes
 # build/cgcount/asan/bin).
@@ -32,7 +35,7 @@ cleanup() {
 	wait 2>/dev/null
 	[ -e "$CG/cgroup.kill" ] && echo 1 > "$CG/cgroup.kill"
 	sleep 0.2
-	rmdir "$CG/busy" "$CG/idle" "$CG" 2>/dev/null
+	rmdir "$CG/later" "$CG/busy" "$CG/idle" "$CG" 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -46,7 +49,7 @@ pids+=($!)
 sleep 0.5
 
 echo "TAP version 13"
-echo "1..$(( $(wc -w <<<"$BACKENDS") * 2 + 5 ))"
+echo "1..$(( $(wc -w <<<"$BACKENDS") * 2 + 7 ))"
 
 # ---- cgtop ----
 for b in $BACKENDS; do
@@ -158,4 +161,40 @@ for i in $(seq $((nr_results + 1)) 4); do not_ok "exporter: check $i (no result)
 kill -TERM "$exporter"
 wait "$exporter"
 check "exporter exits 0 on SIGTERM" [ $? -eq 0 ]
+
+# ---- cgroup-exporter --subtree ----
+"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$((PORT + 1))" -e cpu-clock \
+	--subtree "/$NAME" &
+exporter=$!
+pids+=("$exporter")
+# the cpu-clock seconds of CGROUP in one scrape (-1 when not served),
+# waiting for the exporter to answer
+scrape_seconds() { # CGROUP
+	python3 - "$((PORT + 1))" "$1" <<'EOF'
+import sys, time, urllib.request, urllib.error
+url = "http://127.0.0.1:%s/metrics" % sys.argv[1]
+want = 'perf_cgroup_event_seconds_total{cgroup="%s",event="cpu-clock"} ' % sys.argv[2]
+for _ in range(100):
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            text = r.read().decode()
+        break
+    except (urllib.error.URLError, ConnectionError):
+        time.sleep(0.1)
+else:
+    raise SystemExit("# no answer from " + url)
+print(next((line[len(want):] for line in text.splitlines() if line.startswith(want)), -1))
+EOF
+}
+scrape_seconds "/$NAME/later" >/dev/null
+mkdir "$CG/later"
+timeout 1 bash -c "echo \$\$ > $CG/later/cgroup.procs; while :; do :; done"
+used=$(awk '$1 == "usage_usec" { print $2 / 1e6 }' "$CG/later/cpu.stat")
+got=$(scrape_seconds "/$NAME/later")
+echo "# --subtree: /$NAME/later, created after the start: $got s, cpu.stat $used s"
+check "exporter --subtree serves a cgroup created later, counted from its creation (cpu.stat 5%)" \
+	awk -v g="$got" -v u="$used" 'BEGIN { exit !(u > 0.2 && g >= 0.95 * u && g <= 1.05 * u) }'
+kill -TERM "$exporter"
+wait "$exporter"
+check "exporter --subtree exits 0 on SIGTERM" [ $? -eq 0 ]
 exit $fail
