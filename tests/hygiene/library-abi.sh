@@ -4,8 +4,9 @@
 #  - the file is libNAME.so.MAJOR.MINOR.PATCH and its soname libNAME.so.MAJOR,
 #    both from the header's *_MAJOR/MINOR/PATCH_VERSION macros;
 #  - the functions the header marks with its visibility macro, the version
-#    script's global list and the .so's exports are the same set, all at
-#    the script's one version node, named after the header's version;
+#    script's global list and the .so's exports are the same set, each at
+#    the version node the script lists it under (a release that adds
+#    functions adds a node), the newest named after the header's version;
 #  - every options struct starts with `size_t sz;` and the header declares
 #    its OPTS macro; no public struct holds a fixed-size array;
 #  - every C file of the library and of what it bundles (BPF programs
@@ -56,6 +57,17 @@ opts_without_sz() {
 	awk '/^struct [a-z_0-9]+_opts \{/ { name = $2; getline; if ($0 !~ /^\tsize_t sz;/) print name }' "$1"
 }
 
+# map_nodes MAP: "NODE function" for each function of the version script
+map_nodes() {
+	awk '/^[A-Z_0-9.]+ \{/ { node = $1 } /^[[:space:]]*[a-z_0-9]+;$/ { sub(/;/, "", $1); print node, $1 }' "$1" |
+		sort
+}
+
+# so_nodes SO: "NODE function" for each function the shared object defines
+so_nodes() {
+	objdump -T "$1" | awk '$3 == "DF" && $4 != "*UND*" { print $(NF - 1), $NF }' | sort
+}
+
 # wrong_licence DIR...: their C files (BPF programs aside) without the licence first
 wrong_licence() {
 	local d f
@@ -89,8 +101,14 @@ for l in "${LIBS[@]}"; do
 		same "$tmp/api" "$tmp/map"
 	diff "$tmp/map" "$tmp/exported" | sed 's/^/# map vs exported: /'
 	check "lib$name: the .so exports the map's functions and nothing else" cmp -s "$tmp/map" "$tmp/exported"
-	nodes=$(objdump -T "$so" | awk '$3 == "DF" && $4 != "*UND*" { print $(NF - 1) }' | sort -u | tr '\n' ' ')
-	check "lib$name: one version node ${prefix}_$v (have: $nodes)" [ "$nodes" = "${prefix}_$v " ]
+	map_nodes "$map" >"$tmp/map-nodes"
+	so_nodes "$so" >"$tmp/so-nodes"
+	newest=$(awk '/^[A-Z_0-9.]+ \{/ { n = $1 } END { print n }' "$map")
+	diff "$tmp/map-nodes" "$tmp/so-nodes" | sed 's/^/# map vs .so version nodes: /'
+	nodes_ok=0
+	same "$tmp/map-nodes" "$tmp/so-nodes" && [ "$newest" = "${prefix}_$v" ] || nodes_ok=1
+	check "lib$name: each function at its version node of $map, the newest ${prefix}_$v (have: $newest)" \
+		[ "$nodes_ok" = 0 ]
 
 	bad=$(opts_without_sz "$header")
 	grep -q "^#define ${prefix}_OPTS(" "$header" || bad="$bad no ${prefix}_OPTS macro"
