@@ -338,25 +338,40 @@ static void subtrees_free(struct cgcount *s)
 	free(s->subtrees);
 }
 
-/*
- * Mark the pending cgroups created since the previous subtree walk (ids only
- * grow) and raise the mark; rstat counts those from their creation.
- */
-static void pending_mark_created(struct cgcount *s, struct pending *p, int walked_before)
+/* A subtree walk: the cgroups to add, and the highest id it saw */
+struct subtree_walk {
+	struct pending p;
+	uint64_t last_id;
+};
+
+static int subtree_visit(struct cgcount *s, const char *rel, uint64_t id, void *arg)
 {
-	uint64_t last = s->subtree_last_id;
+	struct subtree_walk *w = arg;
+
+	if (id > w->last_id)
+		w->last_id = id;
+	return pending_add(s, rel, id, &w->p);
+}
+
+/*
+ * Mark the cgroups of a walk created since the previous one: cgroup ids only
+ * grow, so those above the highest id the previous walk saw (rstat counts
+ * them from their creation). A cgroup stopped with cgcount_remove_*() that
+ * a walk finds again is older and counts from then.
+ */
+static void walk_mark_created(struct cgcount *s, struct subtree_walk *w, int walked_before)
+{
 	size_t i;
 
-	for (i = 0; i < p->nr; i++) {
-		p->cgs[i]->created_later = walked_before && p->cgs[i]->id > last;
-		if (p->cgs[i]->id > s->subtree_last_id)
-			s->subtree_last_id = p->cgs[i]->id;
-	}
+	for (i = 0; i < w->p.nr; i++)
+		w->p.cgs[i]->created_later = walked_before && w->p.cgs[i]->id > s->subtree_last_id;
+	if (w->last_id > s->subtree_last_id)
+		s->subtree_last_id = w->last_id;
 }
 
 int cgcount_add_subtree(struct cgcount *s, const char *path)
 {
-	struct pending p = { 0 };
+	struct subtree_walk w = { 0 };
 	char rel[CGC_PATH_MAX];
 	uint64_t id;
 	int ret;
@@ -367,34 +382,34 @@ int cgcount_add_subtree(struct cgcount *s, const char *path)
 	if (!ret && s->ops->watch)
 		ret = s->ops->watch(s, id);
 	if (!ret)
-		ret = cgc_walk_below(s, rel, id, pending_add, &p);
+		ret = cgc_walk_below(s, rel, id, subtree_visit, &w);
 	if (!ret)
 		ret = subtree_remember(s, rel, id);
 	if (!ret) {
-		pending_mark_created(s, &p, 0);
-		ret = pending_commit(s, &p);
+		walk_mark_created(s, &w, 0);
+		ret = pending_commit(s, &w.p);
 	}
 	pthread_mutex_unlock(&s->lock);
-	pending_free(&p);
+	pending_free(&w.p);
 	return ret;
 }
 
-/* Add the cgroups found below the subtrees that the session lacks. */
+/* Add the cgroups found below the subtrees that are not counted yet. */
 static int subtrees_walk(struct cgcount *s)
 {
-	struct pending p = { 0 };
+	struct subtree_walk w = { 0 };
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < s->nr_subtrees && !ret; i++)
 		ret = cgc_walk_below(s, s->subtrees[i].path, s->subtrees[i].id,
-				     pending_add, &p);
+				     subtree_visit, &w);
 	if (!ret) {
-		pending_dedup(&p);
-		pending_mark_created(s, &p, 1);
-		ret = pending_commit(s, &p);
+		pending_dedup(&w.p);
+		walk_mark_created(s, &w, 1);
+		ret = pending_commit(s, &w.p);
 	}
-	pending_free(&p);
+	pending_free(&w.p);
 	return ret < 0 ? ret : 0;
 }
 

@@ -196,8 +196,9 @@ CGCOUNT_API int cgcount_add_regex(struct cgcount *s, const char *regex);
  * readings).  A cgroup created later counts from its creation with the
  * rstat backend, and with the shared backend on a kernel with
  * PERF_ATTACH_CGROUPS_DESCENDANTS (the kernel attaches it when it is
- * created); from the cgcount_read_all() that finds it otherwise.  Returns
- * the number of cgroups added now.
+ * created); from the cgcount_read_all() that finds it otherwise.  A cgroup
+ * below it that cgcount_remove_*() stopped counting is added again by the
+ * next read and counts from then.  Returns the number of cgroups added now.
  */
 CGCOUNT_API int cgcount_add_subtree(struct cgcount *s, const char *path);
 

@@ -72,7 +72,7 @@ struct cgcount {
 	size_t max_cgroups;		/* rstat: cgcount_opts.max_cgroups */
 	struct cgc_subtree *subtrees;
 	size_t nr_subtrees;
-	/* the highest id a subtree walk added: cgroup ids only grow */
+	/* the highest id a subtree walk saw: cgroup ids only grow */
 	uint64_t subtree_last_id;
 };
 

@@ -324,6 +324,42 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 	EXPECT_TRUE(pcg_within_pct(vlater, used_later, 5));
 }
 
+/*
+ * A cgroup below a subtree that cgcount_remove_path() stopped counting is
+ * older than the subtree's last walk: the read that finds it again counts it
+ * from then, not from its creation (rstat would otherwise report what it
+ * counted before the remove).
+ */
+TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
+{
+	struct cgcount_reading *r;
+	char late[PCG_PATH_MAX];
+	int64_t before, used;
+	double v, vlater;
+	size_t nr;
+
+	ASSERT_EQ(0, pcg_cg_create(late, self->other, "late"));
+	ASSERT_EQ(0, cgcount_add_path(self->s, late)) TH_LOG("%s", last_msg);
+	ASSERT_EQ(1, cgcount_add_subtree(self->s, self->other)) TH_LOG("%s", last_msg);
+	burn_in(_metadata, late, BUSY_NS);
+	before = usage_ns(late);
+	ASSERT_LT(BUSY_NS / 2, before);
+	ASSERT_EQ(0, cgcount_remove_path(self->s, late));
+
+	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
+	v = reading_clock(r, nr, pcg_cg_id(late));
+	cgcount_readings_free(r, nr);
+	TH_LOG("found again: %.0f ns (cpu.stat before the remove %lld)", v, (long long)before);
+	ASSERT_LE(0, v);
+	EXPECT_GT(before / 10, v);
+
+	burn_in(_metadata, late, BUSY_NS);
+	used = usage_ns(late) - before;
+	vlater = clock_ns(_metadata, self->s, late) - v;
+	TH_LOG("then: %.0f ns (cpu.stat %lld)", vlater, (long long)used);
+	EXPECT_TRUE(pcg_within_pct(vlater, used, 5));
+}
+
 TEST_F(cgc, regex_adds_matching_cgroups)
 {
 	char re[PCG_PATH_MAX];
