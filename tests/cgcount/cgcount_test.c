@@ -277,6 +277,23 @@ static double reading_clock(const struct cgcount_reading *r, size_t nr, uint64_t
 }
 
 /*
+ * Another busy run in @cg, counted since a read that gave @value when its
+ * cpu.stat said @usage ns: within 5% of what cpu.stat adds.
+ */
+static void expect_next_run_counted(struct __test_metadata *_metadata, struct cgcount *s,
+				    const char *cg, double value, int64_t usage)
+{
+	int64_t used;
+	double got;
+
+	burn_in(_metadata, cg, BUSY_NS);
+	used = usage_ns(cg) - usage;
+	got = clock_ns(_metadata, s, cg) - value;
+	TH_LOG("then: %.0f ns (cpu.stat %lld)", got, (long long)used);
+	EXPECT_TRUE(pcg_within_pct(got, used, 5));
+}
+
+/*
  * A subtree: the reads add the cgroups created below it, and only those;
  * rstat and shared (the kernel attaches them) count them from their
  * creation, events from the read that finds them.
@@ -285,9 +302,9 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 {
 	char mid[PCG_PATH_MAX], leaf[PCG_PATH_MAX], outside[PCG_PATH_MAX];
 	bool from_creation = cgcount_backend(self->s) != CGCOUNT_EVENTS;
-	double vmid, vleaf, vout, vlater;
+	double vmid, vleaf, vout;
 	struct cgcount_reading *r;
-	int64_t used, used_later;
+	int64_t used;
 	size_t nr;
 
 	ASSERT_EQ(1, cgcount_add_subtree(self->s, self->other)) TH_LOG("%s", last_msg);
@@ -317,11 +334,7 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 	}
 
 	/* found: it counts on every backend */
-	burn_in(_metadata, leaf, BUSY_NS);
-	used_later = usage_ns(leaf) - used;
-	vlater = clock_ns(_metadata, self->s, leaf) - vleaf;
-	TH_LOG("then: %.0f ns (cpu.stat %lld)", vlater, (long long)used_later);
-	EXPECT_TRUE(pcg_within_pct(vlater, used_later, 5));
+	expect_next_run_counted(_metadata, self->s, leaf, vleaf, used);
 }
 
 /*
@@ -334,9 +347,9 @@ TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
 {
 	struct cgcount_reading *r;
 	char late[PCG_PATH_MAX];
-	int64_t before, used;
-	double v, vlater;
+	int64_t before;
 	size_t nr;
+	double v;
 
 	ASSERT_EQ(0, pcg_cg_create(late, self->other, "late"));
 	ASSERT_EQ(0, cgcount_add_path(self->s, late)) TH_LOG("%s", last_msg);
@@ -352,12 +365,7 @@ TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
 	TH_LOG("found again: %.0f ns (cpu.stat before the remove %lld)", v, (long long)before);
 	ASSERT_LE(0, v);
 	EXPECT_GT(before / 10, v);
-
-	burn_in(_metadata, late, BUSY_NS);
-	used = usage_ns(late) - before;
-	vlater = clock_ns(_metadata, self->s, late) - v;
-	TH_LOG("then: %.0f ns (cpu.stat %lld)", vlater, (long long)used);
-	EXPECT_TRUE(pcg_within_pct(vlater, used, 5));
+	expect_next_run_counted(_metadata, self->s, late, v, before);
 }
 
 TEST_F(cgc, regex_adds_matching_cgroups)
