@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build a patched test kernel.
 #
-#   scripts/build-kernel.sh [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|source]
+#   scripts/build-kernel.sh [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|irqsoff|source]
 #
 # ("source" stops after step 2: the patched tree, for porting a patch.)
 # --background runs all of it in the background, output in
@@ -28,10 +28,11 @@
 #    re-applies from "base" only when the series or a patch changed.
 # 3. Configures tinyconfig + kvm_guest.config + kernel/config/guest.fragment
 #    (+ debug.fragment for the debug variant, bench.fragment for the
-#    benchmark variant), checks that every requested option survived
+#    benchmark variant, bench.fragment and irqsoff.fragment for the
+#    IRQs-off measurement variant), checks that every requested option survived
 #    olddefconfig (a later fragment overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
-#    build/bzImage[-debug|-bench]; installs uapi headers to build/headers.
+#    build/bzImage[-debug|-bench|-irqsoff]; installs uapi headers to build/headers.
 #    Skips the build when no file of the tree and not the .config is newer
 #    than the image.
 #
@@ -79,8 +80,11 @@ debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/bzImage$SUFFIX-debug
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/debug.fragment") ;;
 bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/bzImage$SUFFIX-bench
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment") ;;
+irqsoff) OBJ=$BUILD/kbuild$SUFFIX-irqsoff; IMAGE=$BUILD/bzImage$SUFFIX-irqsoff
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment"
+		   "$CONFIG_DIR/irqsoff.fragment") ;;
 source) ;;
-*) echo "usage: $0 [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|source]" >&2; exit 2 ;;
+*) echo "usage: $0 [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|irqsoff|source]" >&2; exit 2 ;;
 esac
 if [ -n "$DEVTREE" ]; then
 	OBJ=$OBJ-$DEVTREE; IMAGE=$IMAGE-$DEVTREE; HEADERS=$HEADERS-$DEVTREE
