@@ -32,7 +32,9 @@
 #    IRQs-off measurement variant), checks that every requested option survived
 #    olddefconfig (a later fragment overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
-#    build/bzImage[-debug|-bench|-irqsoff]; installs uapi headers to build/headers.
+#    build/bzImage, bzImage-debug, bzImage-bench or bzImage-irqsoff (with
+#    the version for 7.3: bzImage-7.3-irqsoff); installs uapi headers to
+#    build/headers.
 #    Skips the build when no file of the tree and not the .config is newer
 #    than the image.
 #
