@@ -217,6 +217,7 @@ struct kernel_features {
 	bool css_rstat;		/* 6.16+: css_rstat_updated/flush */
 	bool trusted_args;	/* 7.0+: kfuncs take trusted arguments only */
 	bool move_hook;		/* css_set_move_task is not inlined */
+	bool cgrp_storage;	/* 6.2+: cgroup local storage */
 };
 
 static bool btf_has_func(const struct btf *btf, const char *name)
@@ -247,6 +248,7 @@ static int check_kernel(const char *hook, struct kernel_features *kf)
 	kf->css_rstat = btf_has_func(btf, "css_rstat_updated");
 	kf->trusted_args = kernel_at_least(7, 0);
 	kf->move_hook = btf_has_func(btf, "css_set_move_task");
+	kf->cgrp_storage = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_CGRP_STORAGE, NULL) == 1;
 	if (!btf_has_func(btf, hook))
 		ret = fail(EOPNOTSUPP, "kernel lacks the rstat hook: no function '%s' in its BTF "
 			   "(needs Linux 6.1+ with BPF rstat support)", hook);
@@ -430,6 +432,8 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	skel->rodata->nr_events = s->nr_events;
 	skel->rodata->have_css_rstat = kf->css_rstat;
 	skel->rodata->kfunc_args_trusted = kf->trusted_args;
+	skel->rodata->have_cgrp_storage = kf->cgrp_storage;
+	skel->rodata->max_cgroups = max_cgroups;
 	skel->rodata->software_only = true;
 	for (i = 0; i < s->nr_events; i++) {
 		const struct event_desc *ev = &s->events[i];
@@ -446,8 +450,14 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.read_seqs, s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.overlay, s->nr_cpus * MAX_LEVELS);
+	/* a cgroup's index: cgroup storage (6.2+) or a hash by id (6.1);
+	 * libbpf leaves the other map out and the branches using it are dead */
+	bpf_map__set_autocreate(skel->maps.cgrp_index, kf->cgrp_storage);
+	bpf_map__set_autocreate(skel->maps.cgrp_index_by_id, !kf->cgrp_storage);
+	bpf_map__set_max_entries(skel->maps.cgrp_index_by_id, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
+	bpf_map__set_max_entries(skel->maps.free_indices, max_cgroups);
 	/* only the events in use: struct cgrp_cpu_slot and cgrp_total */
 	bpf_map__set_value_size(skel->maps.cgrp_slots, slot_bytes(s->nr_events));
 	bpf_map__set_value_size(skel->maps.cgrp_totals, total_bytes(s->nr_events));
@@ -917,9 +927,9 @@ static uint64_t charged_switches(const struct cgrstat *s)
 	return words[CGRSTAT_MAX_EVENTS * 3] / 2;
 }
 
-/* struct cgrstat_overflow: values[], slot_charges, total_losses (summed
- * over the cpus into @words; zeros if it cannot be read) */
-#define OVERFLOW_WORDS (CGRSTAT_MAX_EVENTS * 3 + 2)
+/* struct cgrstat_overflow: values[], slot_charges (summed over the cpus
+ * into @words; zeros if it cannot be read) */
+#define OVERFLOW_WORDS (CGRSTAT_MAX_EVENTS * 3 + 1)
 static void read_overflow(const struct cgrstat *s, uint64_t words[OVERFLOW_WORDS])
 {
 	if (sum_percpu(s, s->skel->maps.overflow, words, OVERFLOW_WORDS))
@@ -932,7 +942,7 @@ static void overflow_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 
 	read_overflow(s, words);
 	st->unattributed_charges = words[CGRSTAT_MAX_EVENTS * 3];
-	st->lost_flushes = words[CGRSTAT_MAX_EVENTS * 3 + 1];
+	st->lost_flushes = 0;	/* a slot and its total share one index */
 }
 
 void cgrstat_unattributed(const struct cgrstat *s, uint64_t *counts, size_t nr)
@@ -957,26 +967,12 @@ static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint6
 	*ns = info.run_time_ns;
 }
 
-/* Entries of a hash map (one key walk: diagnostics only). */
-static uint64_t map_entries(const struct bpf_map *map)
-{
-	__u64 key, next, *prev = NULL;
-	uint64_t n = 0;
-	int fd = bpf_map__fd(map);
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
-}
-
 void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->slot_entries = map_entries(s->skel->maps.cgrp_slots);
-	st->total_entries = map_entries(s->skel->maps.cgrp_totals);
+	/* one index per cgroup holds both its slot and its total */
+	st->slot_entries = s->skel->bss->nr_tracked;
+	st->total_entries = s->skel->bss->nr_tracked;
 	st->max_cgroups = bpf_map__max_entries(s->skel->maps.cgrp_totals);
 	st->switches = charged_switches(s);
 	st->read_errors = s->skel->bss->nr_collect_errors;
@@ -1000,16 +996,15 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	int i;
 
 	cgrstat_get_stats(s, &st);
-	if (!st.unattributed_charges && !st.lost_flushes && !st.dead_lost)
+	if (!st.unattributed_charges && !st.dead_lost)
 		return 0;
 	cgrstat_unattributed(s, unattributed, CGRSTAT_MAX_EVENTS);
 	for (i = 0; i < s->nr_events && len < sizeof(vals); i++)
 		len += snprintf(vals + len, sizeof(vals) - len, "%s%s %llu", i ? ", " : "",
 				s->events[i].name, (unsigned long long)unattributed[i]);
-	return fail(ENOSPC, "cgroup maps full: %llu cgroups found no room, %llu charges "
-		    "found no cgroup slot and %llu flushes no total, %llu released cgroups "
-		    "were not tracked; counts not attributed to any cgroup: %s (raise "
-		    "cgrstat_opts.max_cgroups)", (unsigned long long)st.untracked,
-		    (unsigned long long)st.unattributed_charges,
-		    (unsigned long long)st.lost_flushes, (unsigned long long)st.dead_lost, vals);
+	return fail(ENOSPC, "cgroup maps full: %llu cgroups found no free index, %llu charges "
+		    "found no cgroup slot, %llu released cgroups kept their index; counts not "
+		    "attributed to any cgroup: %s (raise cgrstat_opts.max_cgroups)",
+		    (unsigned long long)st.untracked, (unsigned long long)st.unattributed_charges,
+		    (unsigned long long)st.dead_lost, vals);
 }

@@ -198,14 +198,16 @@ struct cgrstat_stats {
 	uint64_t forgotten;	/* entries of released cgroups deleted */
 	uint64_t reflushes;	/* reads that flushed twice (a switch raced the flush) */
 	uint64_t slot_entries;	/* cgroups with per-cpu slots now */
-	uint64_t total_entries;	/* cgroups with totals now */
+	uint64_t total_entries;	/* cgroups with totals now (the same: one
+				 * index holds a cgroup's slot and total) */
 	uint64_t max_cgroups;	/* room for that many in each map */
 	/* The overflow entry: counts charged to no cgroup because a map was
 	 * full (never to another cgroup).  Non-zero is an error: see
 	 * cgrstat_check_overflow(). */
 	uint64_t unattributed_charges;	/* charges that found no cgroup slot */
-	uint64_t lost_flushes;		/* flushes whose cgroup or parent had no total */
-	uint64_t dead_lost;		/* released cgroups whose entries stay (map full) */
+	uint64_t lost_flushes;		/* flushes whose cgroup had a slot but
+					 * no total: 0, they share one index */
+	uint64_t dead_lost;		/* released cgroups whose index stays in use */
 	/* their counts per event: cgrstat_unattributed() */
 	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */
 	uint64_t collector_runs, collector_ns;

@@ -5,9 +5,9 @@
  *
  * collector  tp_btf/sched_switch: when the cgroup changes on a cpu, read the
  *            cpu's counters and add the delta since the cpu's previous
- *            reading to the OUTGOING cgroup's per-cpu slot, then tell rstat
- *            that (cgroup, cpu) changed (once until the next flush).  O(1):
- *            no ancestor walk.
+ *            reading to the OUTGOING cgroup's per-cpu slot (found by the
+ *            cgroup's index), then tell rstat that (cgroup, cpu) changed
+ *            (once until the next flush).  O(1): no ancestor walk.
  * flusher    fentry/bpf_rstat_flush: rstat calls it for every updated
  *            (cgroup, cpu), children before parents; fold the cpu's new
  *            counts plus what the children passed up into the cgroup's
@@ -45,6 +45,9 @@ char LICENSE[] SEC("license") = "GPL";
 #define CGRSTAT_NAME_LEN 32
 #ifndef EEXIST
 #define EEXIST 17
+#endif
+#ifndef ENOMEM
+#define ENOMEM 12
 #endif
 
 struct cgrstat_value {
@@ -113,12 +116,11 @@ struct cgrp_sum {
 	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
 };
 
-/* Counts that found no slot or total: reported as errors, never charged to
- * another cgroup. */
+/* Counts charged to a cgroup without an index (none was free when it was
+ * created): reported as errors, never charged to another cgroup. */
 struct cgrstat_overflow {
 	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
-	__u64 slot_charges;	/* charges with no slot (cgroup map full) */
-	__u64 total_losses;	/* flushes whose cgroup or parent had no total */
+	__u64 slot_charges;	/* charges with no slot */
 };
 
 /* Set by the loader before load. */
@@ -137,6 +139,11 @@ const volatile __u32 switch_events;
  * other events' counts alone (bpf_perf_event_read()). */
 const volatile bool software_only;
 /* have_css_rstat, kfunc_args_trusted: rstat_kfuncs.bpf.h */
+/* 6.2+: a cgroup finds its index in cgroup local storage (cgrp_index);
+ * 6.1 has none and keeps a hash map from cgroup id to index. */
+const volatile bool have_cgrp_storage;
+/* Entries of the slot and total arrays (the cgroups that can be tracked) */
+const volatile __u32 max_cgroups = 1;
 
 /* key = event * nr_cpus + cpu, value = perf event fd (cpu-wide counter) */
 struct {
@@ -167,28 +174,58 @@ struct {
 } overflow SEC(".maps");
 
 /*
- * max_entries of the two cgroup maps are set by the loader.  Both are
- * preallocated: elements are created at a context switch and under the
- * rstat lock with irqs off, where BPF_F_NO_PREALLOC maps fail with
- * -ENOMEM once their small per-cpu cache is empty (measured: the first
- * parent totals created in the flusher were lost that way).  Their values
- * are given by size, without BTF: the loader shrinks them to the events in
- * use, which a BTF value type would contradict (the kernel then refused
- * the BTF and libbpf retried without it, with a warning).
+ * A tracked cgroup owns one index into the two cgroup arrays: its per-cpu
+ * slot and its total.  Indices are handed out when a cgroup is created (or
+ * found at open), off the scheduler path, and return to free_indices when
+ * the next read after its release has forgotten it; a free index's slot and
+ * total are zero on every cpu.  The collector and the flusher look the
+ * index up (cgroup storage, or the id hash on 6.1) and then index an array:
+ * no hash lookup on 6.2+, and a context switch never allocates.  The
+ * loader sets max_entries (max_cgroups) and the arrays' value sizes, which
+ * it shrinks to the events in use: the values are given by size, without
+ * BTF, which the smaller size would contradict.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 32768);
-	__uint(key_size, sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_CGRP_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} cgrp_index SEC(".maps");
+
+/* 6.1: cgroup id -> index.  Preallocated: elements are created in mkdir
+ * and in the open walk only, but under cgroup_mutex with no room to sleep
+ * for memory either way. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, __u32);
+} cgrp_index_by_id SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct cgrp_cpu_slot));
 } cgrp_slots SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
-	__uint(key_size, sizeof(__u64));
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct cgrp_total));
 } cgrp_totals SEC(".maps");
+
+/* Indices given back by forgotten cgroups: free_indices[0 .. nr_free)
+ * (those never handed out are next_index and above).  Only used under
+ * cgroup_mutex: by mkdir, the open walk and the readers.  (An array, not a
+ * queue map: 6.1 lets sleepable programs use arrays and hashes only.) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} free_indices SEC(".maps");
 
 /* The readers' overlay: cgroup id -> sum of the cpus' tails below it.
  * Rebuilt by every read (readers hold cgroup_mutex).  Sized by the loader
@@ -217,15 +254,15 @@ struct {
 	__type(value, struct cgrstat_record);
 } records SEC(".maps");
 
-/* Released cgroups, whose entries the next reader deletes (kernfs ids are
- * never reused).  Their counts already went to the parent by then.  Sized
- * by the loader like the cgroup maps: at most every tracked cgroup dies
- * between two reads. */
+/* Released cgroups (id -> index), whose index the next reader frees
+ * (kernfs ids are never reused).  Their counts already went to the parent
+ * by then.  Sized by the loader like the cgroup arrays: at most every
+ * tracked cgroup dies between two reads. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 32768);
+	__uint(max_entries, 1);
 	__type(key, __u64);
-	__type(value, __u8);
+	__type(value, __u32);
 } dead_cgroups SEC(".maps");
 
 __u32 nr_records;
@@ -237,6 +274,9 @@ __u64 nr_gc;
 __u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
 __u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
 __u64 nr_untracked;	/* cgroups that found no room in the cgroup maps */
+__u64 nr_tracked;	/* cgroups holding an index now */
+__u32 next_index;	/* indices below it were handed out once */
+__u32 nr_free;		/* entries of free_indices */
 
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
@@ -250,26 +290,105 @@ static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *task)
 	return task->cgroups->dfl_cgrp;
 }
 
+/* @cgrp's index in the cgroup arrays, or -1 when it has none. */
+static __always_inline __s64 cgrp_index_of(struct cgroup *cgrp)
+{
+	__u32 *idx;
+
+	if (have_cgrp_storage)
+		idx = bpf_cgrp_storage_get(&cgrp_index, cgrp, 0, 0);
+	else
+		idx = bpf_map_lookup_elem(&cgrp_index_by_id, &(__u64){ cgrp_id(cgrp) });
+	return idx ? (__s64)*idx : -1;
+}
+
+/* Give @cgrp index @idx: 0, -EEXIST when it has one already, or another
+ * error when there is no room for it. */
+static __always_inline long set_cgrp_index(struct cgroup *cgrp, __u32 idx)
+{
+	__u32 *stored;
+
+	if (!have_cgrp_storage)
+		return bpf_map_update_elem(&cgrp_index_by_id, &(__u64){ cgrp_id(cgrp) }, &idx,
+					   BPF_NOEXIST);
+	stored = bpf_cgrp_storage_get(&cgrp_index, cgrp, &idx, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!stored)
+		return -ENOMEM;
+	return *stored == idx ? 0 : -EEXIST;
+}
+
+/* A free index (its slot and total are zero), or -1 when all are in use.
+ * Under cgroup_mutex. */
+static __always_inline __s64 alloc_index(void)
+{
+	__u32 last = nr_free - 1, *idx;
+
+	if (nr_free) {
+		idx = bpf_map_lookup_elem(&free_indices, &last);
+		if (idx) {
+			nr_free = last;
+			return *idx;
+		}
+	}
+	if (next_index >= max_cgroups)
+		return -1;
+	return next_index++;
+}
+
+/* Give @idx back, its slot and total zero.  Under cgroup_mutex. */
+static __always_inline void free_index(__u32 idx)
+{
+	__u32 *top = bpf_map_lookup_elem(&free_indices, &nr_free);
+
+	if (top) {
+		*top = idx;
+		nr_free++;
+	}
+}
+
 /*
- * Give @cgrp its per-cpu slot and its total, zeroed.  Called off the
- * scheduler path only: when the cgroup is created (cgrstat_mkdir) and, for
- * the cgroups present at open, by the loader's walk (cgrstat_adopt).  The
- * collector and the flusher only look entries up, so a context switch
- * never allocates (nor zeroes a slot on every cpu).  A cgroup that finds
- * no room is counted: its switches then go to the overflow entry.
+ * Give @cgrp an index: its per-cpu slot and its total, zero.  Called off
+ * the scheduler path only: when the cgroup is created (cgrstat_mkdir) and,
+ * for the cgroups present at open, by the loader's walk (cgrstat_adopt);
+ * both run under cgroup_mutex.  The collector and the flusher only look
+ * the index up.  A cgroup that finds no room is counted: its switches then
+ * go to the overflow entry.
  */
 static __always_inline void track_cgroup(struct cgroup *cgrp)
 {
-	static const struct cgrp_cpu_slot zero_slot;
-	static const struct cgrp_total zero_total;
-	__u64 id = cgrp_id(cgrp);
-	long a, b;
+	__s64 idx;
+	long err;
 
-	/* percpu hash: the new slot is zeroed on every cpu */
-	a = bpf_map_update_elem(&cgrp_slots, &id, &zero_slot, BPF_NOEXIST);
-	b = bpf_map_update_elem(&cgrp_totals, &id, &zero_total, BPF_NOEXIST);
-	if ((a && a != -EEXIST) || (b && b != -EEXIST))
+	if (cgrp_index_of(cgrp) >= 0)
+		return;
+	idx = alloc_index();
+	if (idx < 0) {
 		__sync_fetch_and_add(&nr_untracked, 1);
+		return;
+	}
+	err = set_cgrp_index(cgrp, idx);
+	if (!err) {
+		__sync_fetch_and_add(&nr_tracked, 1);
+		return;
+	}
+	free_index(idx);
+	if (err != -EEXIST)
+		__sync_fetch_and_add(&nr_untracked, 1);
+}
+
+/* @cgrp's slot on the current cpu, NULL when it has none */
+static __always_inline struct cgrp_cpu_slot *this_cpu_slot(struct cgroup *cgrp)
+{
+	__s64 idx = cgrp_index_of(cgrp);
+
+	return idx < 0 ? NULL : bpf_map_lookup_elem(&cgrp_slots, &(__u32){ idx });
+}
+
+static __always_inline struct cgrp_total *cgrp_total(struct cgroup *cgrp)
+{
+	__s64 idx = cgrp_index_of(cgrp);
+
+	return idx < 0 ? NULL : bpf_map_lookup_elem(&cgrp_totals, &(__u32){ idx });
 }
 
 static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
@@ -335,7 +454,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
 	if (!prev)
 		return NULL;
-	slot = bpf_map_lookup_elem(&cgrp_slots, &(__u64){ cgrp_id(cgrp) });
+	slot = this_cpu_slot(cgrp);
 	ovf = slot ? NULL : this_cpu_overflow();
 	if (!slot && !ovf)
 		return NULL;
@@ -494,12 +613,13 @@ int cgrstat_adopt(struct bpf_iter__cgroup *ctx)
 SEC("tp_btf/cgroup_release")
 int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 {
-	__u64 id = cgrp_id(cgrp);
-	__u8 one = 1;
+	__s64 idx = cgrp_index_of(cgrp);
 
-	if (bpf_map_lookup_elem(&cgrp_totals, &id) || bpf_map_lookup_elem(&cgrp_slots, &id))
-		if (bpf_map_update_elem(&dead_cgroups, &id, &one, BPF_ANY))
-			__sync_fetch_and_add(&nr_dead_lost, 1);
+	if (idx < 0)
+		return 0;
+	if (bpf_map_update_elem(&dead_cgroups, &(__u64){ cgrp_id(cgrp) }, &(__u32){ idx },
+				BPF_ANY))
+		__sync_fetch_and_add(&nr_dead_lost, 1);
 	return 0;
 }
 
@@ -516,53 +636,40 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 {
 	struct cgrstat_value delta[CGRSTAT_MAX_EVENTS] = {};
 	struct cgrp_total *total, *up = NULL;
-	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
-	__u64 id = cgrp_id(cgrp);
+	__s64 idx = cgrp_index_of(cgrp);
 	__u32 i;
 
 	__sync_fetch_and_add(&nr_flush_calls, 1);
-	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &id, cpu);
-	if (slot)
-		__sync_lock_test_and_set(&slot->marked, 0);
-	total = bpf_map_lookup_elem(&cgrp_totals, &id);
-	if (!slot && !total)
+	if (idx < 0)
 		return 0;	/* not ours: untracked, or an rstat update of
 				 * another user (memcg...) */
+	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &(__u32){ idx }, cpu);
+	if (!slot)
+		return 0;	/* never: idx is below max_entries */
+	total = bpf_map_lookup_elem(&cgrp_totals, &(__u32){ idx });
+	if (!total)
+		return 0;
+	__sync_lock_test_and_set(&slot->marked, 0);
 	/* a parent without a total is outside the tree tracked (above the
 	 * cgroup namespace's root) or found no room (nr_untracked) */
 	if (parent)
-		up = bpf_map_lookup_elem(&cgrp_totals, &(__u64){ cgrp_id(parent) });
+		up = cgrp_total(parent);
 
-	if (slot)
-		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-			struct slot_event *se = &slot->ev[i];
+	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+		struct slot_event *se = &slot->ev[i];
+		struct total_event *te = &total->ev[i];
 
-			delta[i].counter = se->state.counter - se->flushed.counter;
-			delta[i].enabled = se->state.enabled - se->flushed.enabled;
-			delta[i].running = se->state.running - se->flushed.running;
-			add_value(&se->flushed, &delta[i]);
-		}
-	if (total)
-		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
-			struct total_event *te = &total->ev[i];
-
-			add_value(&delta[i], &te->pending);
-			te->pending = (struct cgrstat_value){};
-			add_value(&te->total, &delta[i]);
-		}
+		delta[i].counter = se->state.counter - se->flushed.counter;
+		delta[i].enabled = se->state.enabled - se->flushed.enabled;
+		delta[i].running = se->state.running - se->flushed.running;
+		add_value(&se->flushed, &delta[i]);
+		add_value(&delta[i], &te->pending);
+		te->pending = (struct cgrstat_value){};
+		add_value(&te->total, &delta[i]);
+	}
 	if (up)
 		pass_up(up, delta);
-	if (total)
-		return 0;
-	/* a slot without a total (no room for the total): report, never
-	 * hand it to another cgroup */
-	ovf = this_cpu_overflow();
-	if (!ovf)
-		return 0;
-	ovf->total_losses++;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
-		add_value(&ovf->values[i], &delta[i]);
 	return 0;
 }
 
@@ -578,7 +685,7 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 	rec->nr_events = nr_events;
 	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
 		rec->values[i] = (struct cgrstat_value){};
-	total = bpf_map_lookup_elem(&cgrp_totals, &id);
+	total = cgrp_total(cgrp);
 	if (total)
 		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
 			rec->values[i] = total->ev[i].total;
@@ -588,11 +695,40 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 			add_value(&rec->values[i], &extra->v[i]);
 }
 
-static long forget_cgroup(void *map, __u64 *id, __u8 *val, void *ctx)
+/* Zero index *ctx's slot on @cpu. */
+static long zero_slot(__u32 cpu, void *ctx)
 {
-	bpf_map_delete_elem(&cgrp_slots, id);
-	bpf_map_delete_elem(&cgrp_totals, id);
+	__u32 idx = *(__u32 *)ctx, i;
+	struct cgrp_cpu_slot *slot;
+
+	if (cpu >= nr_cpus)
+		return 1;
+	slot = bpf_map_lookup_percpu_elem(&cgrp_slots, &idx, cpu);
+	if (!slot)
+		return 0;
+	slot->marked = 0;
+	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+		slot->ev[i] = (struct slot_event){};
+	return 0;
+}
+
+/* A released cgroup, completely flushed: zero its index's slot and total
+ * and free the index (the cgroup's storage goes with the cgroup). */
+static long forget_cgroup(void *map, __u64 *id, __u32 *idx, void *ctx)
+{
+	__u32 index = *idx, i;
+	struct cgrp_total *total;
+
+	bpf_loop(CGRSTAT_MAX_CPUS, zero_slot, &index, 0);
+	total = bpf_map_lookup_elem(&cgrp_totals, &index);
+	if (total)
+		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+			total->ev[i] = (struct total_event){};
+	if (!have_cgrp_storage)
+		bpf_map_delete_elem(&cgrp_index_by_id, id);
+	free_index(index);
 	bpf_map_delete_elem(map, id);
+	__sync_fetch_and_add(&nr_tracked, -1);
 	__sync_fetch_and_add(&nr_gc, 1);
 	return 0;
 }
