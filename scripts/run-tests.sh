@@ -19,9 +19,10 @@
 # "kernel=NAME" for a test that runs on that kernel of the list only (a
 # long one that one kernel is enough for, or one whose result does not
 # depend on the kernel): it is selected only when $KERNEL_NAME is NAME.
-# NAME may be a pattern: "kernel=stock-*" selects a line on Debian's
-# kernels only (their names in tests/kernels.list), e.g. the part of a test
-# that depends on the kernel, when our patched kernels run all of it.
+# NAME may be a pattern, or several separated by commas: "kernel=stock-*"
+# selects a line on Debian's kernels only (their names in
+# tests/kernels.list), e.g. the part of a test that depends on the kernel,
+# when our patched kernels run all of it.
 # TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
 # set (scripts/check.sh sets it), every result line names the kernel:
 # "ok 3 stock-6.1: bpf-rstat-cgrstat # 16s".
@@ -90,6 +91,18 @@ parse_line() {
 	cmd=${rest#"$name"}
 }
 
+# kernel_matches PATTERN[,PATTERN...]: $KERNEL_NAME is set and matches one
+kernel_matches() {
+	local p pats
+	[ -n "${KERNEL_NAME:-}" ] || return 1
+	IFS=, read -ra pats <<<"$1"
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # a pattern
+		[[ $KERNEL_NAME == $p ]] && return 0
+	done
+	return 1
+}
+
 FILTERS=("$@")
 TESTS=()
 for list in "$LISTDIR"/*.list; do
@@ -98,10 +111,7 @@ for list in "$LISTDIR"/*.list; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
 		[ "${TEST_SET:-all}" = no-patch ] && [ $nopatch = 0 ] && continue
-		# shellcheck disable=SC2053 # $only is a pattern
-		if [ -n "$only" ] && ! { [ -n "${KERNEL_NAME:-}" ] && [[ $KERNEL_NAME == $only ]]; }; then
-			continue
-		fi
+		[ -n "$only" ] && ! kernel_matches "$only" && continue
 		selected "$name" && TESTS+=("$line")
 	done <"$list"
 done

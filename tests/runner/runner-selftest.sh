@@ -56,7 +56,7 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..18"
+echo "1..19"
 
 # A failing test and a kernel report share one guest; a panic and a hang
 # need a guest each.
@@ -86,10 +86,10 @@ expect split "says which guest panicked" log_has split 'guest died: guest kernel
 expect split "counts the other guest's test" log_has split '^1 passed, 2 failed'
 # "kernel=NAME": selected on kernel NAME only (scripts/check.sh passes each
 # kernel's name to the listing), never on an unnamed one; NAME may be a
-# pattern
+# pattern, or several separated by commas
 mkdir -p "$WORK/only.d"
 printf '%s\n' 'everywhere  true' 'kernel=k1 no-patch only-k1  true' \
-	'kernel=k* no-patch on-k  true' >"$WORK/only.d/cases.list"
+	'kernel=k* no-patch on-k  true' 'kernel=j1,k2 on-j1-k2  true' >"$WORK/only.d/cases.list"
 # shellcheck disable=SC2317 # called through listed_is
 listed() { # KERNEL_NAME: the names the runner lists there, on one line
 	KERNEL_NAME=$1 VM_TESTS_DIR="$WORK/only.d" scripts/run-tests.sh --list | cut -f1 | paste -sd' '
@@ -98,8 +98,9 @@ listed() { # KERNEL_NAME: the names the runner lists there, on one line
 listed_is() { [ "$(listed "$1")" = "$2" ] || { echo "# listed on '$1': $(listed "$1")"; false; }; }
 : >"$WORK/only.log"
 expect only "a kernel=k1 test is listed on k1" listed_is k1 "everywhere only-k1 on-k"
-expect only "and not on another kernel" listed_is k2 "everywhere on-k"
+expect only "and not on another kernel" listed_is k2 "everywhere on-k on-j1-k2"
 expect only "nor on an unnamed one" listed_is "" "everywhere"
 expect only "a kernel=k* test is listed on every kernel whose name matches, only there" \
-	listed_is j1 "everywhere"
+	listed_is j1 "everywhere on-j1-k2"
+expect only "a kernel=j1,k2 test on each kernel named, only there" listed_is j2 "everywhere"
 exit $failed
