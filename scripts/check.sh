@@ -3,7 +3,7 @@
 # the matrix, then one summary line "N passed, N failed, N skipped".
 #
 #   scripts/check.sh [--kernel IMAGE] [--kernels NAME,...] [--timeout SEC]
-#                    [--vm-tests DIR] [--out DIR] [--guests N]
+#                    [--vm-tests DIR] [--out DIR] [--guests N] [--slots N]
 #                    [--guest-cpus N] [NAME-PREFIX...]
 #
 # The kernel matrix, tests/kernels.list: one line per kernel,
@@ -26,20 +26,40 @@
 # reads the guest's test lists from DIR (inside the repository) instead of
 # tests/vm-tests.d and, without --kernels, boots only --kernel, unnamed
 # (the runner's self-test); --out DIR writes results there (build/check).
-# --guests N (default $CHECK_GUESTS, else one guest per two host cpus: each
-# guest has two vcpus, and on 2 host cores two guests starved each other's
-# timed workloads; measured in README.md) splits the first kernel's
-# selected guest tests over N guests that boot side by side
-# (scripts/shard-tests.py balances them by the time each took last run).
-# The host tests run beside them; their result lines stream prefixed with
-# [host]. The other kernels boot one guest each, after the first kernel's
-# guests, N at a time; Debian's kernels run single-threaded TCG (one host
-# cpu per guest, see VM_TCG_THREAD in scripts/vm-run.sh), as many at once
-# as the host has cpus ($CHECK_STOCK_GUESTS overrides). With one guest its output streams in full; otherwise
-# each test's result line streams as it comes, prefixed with its guest. The
-# full outputs are OUT/host.ktap and OUT/guest<id>.ktap (id: 1..N, then
-# the kernel's name). --guest-cpus N gives each guest N vcpus (default 2;
-# the runner's self-test boots its guests with 1 beside the test guest).
+#
+# Every guest runs single-threaded TCG (VM_TCG_THREAD=single in
+# scripts/vm-run.sh): one host thread runs both of its vcpus, so it takes
+# one host cpu, and a rewrite of kernel text (BPF trampolines, static calls)
+# and every translation of it are ordered. --slots N (default $CHECK_SLOTS,
+# else the host's cpus) guests run at once, the host tests in one of the
+# slots from the start: no more runnable vcpu threads than host cpus, as
+# timed workloads need (two guests of two multi-threaded vcpus each beside
+# the host tests on 2 host cpus read 7 % off cpu.stat). Each kernel's tests
+# are split over as many guests as keep each guest short against the whole
+# run, the longest guests first (scripts/shard-tests.py plans it from the
+# time each test took last run), so the slots stay busy to the end; --guests
+# N (default $CHECK_GUESTS) fixes the first kernel's number of guests. The
+# first kernel's guest 1 holds its "parallel" tests, which judge no times,
+# and starts first, beside the host tests, whose runner self-test boots
+# guests of its own.
+# Single-threaded TCG runs one vcpu at a time, for up to 100 ms while the
+# other waits: a test that compares backends charging at different points
+# of a context switch, over a workload that switches cgroups many times a
+# second, reads off when such a wait falls inside a switch (under it,
+# tools-prometheus read a duty-cycled cgroup 7 % above cpu.stat). A test
+# marked "both-cpus" therefore runs in a guest of its own kernel under
+# multi-threaded TCG, one host thread per vcpu, before the others and with
+# nothing beside it (our kernels only: Debian's die of the text rewrite
+# race under multi-threaded TCG).
+#
+# Result lines stream as they come, prefixed [host] or with their guest
+# ([guest 1]: the first kernel's guest 1; [guest]: another kernel's, named
+# in the line); a single guest's output streams in full. The full outputs
+# are OUT/host.ktap and OUT/guest<id>.ktap (id: 1..N for the first kernel,
+# then the kernel's name, NAME-1..NAME-k when it has several guests,
+# NAME-mt for its both-cpus tests).
+# --guest-cpus N gives each guest N vcpus (default 2; the runner's
+# self-test boots its guests with 1 beside the test guest).
 #
 # Fails when a test fails, when a guest hangs or dies, and when a guest's
 # kernel log shows a BUG, WARNING, Oops, lockdep or KASAN report or a panic.
@@ -53,9 +73,12 @@ MATRIX_ONLY_IF_NAMED=0
 TIMEOUT=${CHECK_TIMEOUT:-2400}
 LISTDIR=
 OUT=build/check
-GUESTS=${CHECK_GUESTS:-$(( $(nproc) / 2 > 1 ? $(nproc) / 2 : 1 ))}
-STOCK_GUESTS=${CHECK_STOCK_GUESTS:-$(nproc)}
+GUESTS=${CHECK_GUESTS:-}
+SLOTS=${CHECK_SLOTS:-$(nproc)}
 GUEST_CPUS=2
+# what the host tests take, for the plan (the runner self-test 28 s,
+# checkpatch 12 s, the rest a few seconds each)
+HOST_SECONDS=60
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -64,10 +87,12 @@ while [ $# -gt 0 ]; do
 	--vm-tests) LISTDIR=$2; MATRIX_ONLY_IF_NAMED=1; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--guests) GUESTS=$2; shift 2 ;;
+	--slots) SLOTS=$2; shift 2 ;;
 	--guest-cpus) GUEST_CPUS=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
+[ "$SLOTS" -ge 1 ] 2>/dev/null || SLOTS=1
 SECONDS_SEEN=build/test-seconds.txt
 # Two checks writing one result directory would mix their results: the
 # second waits for the first.
@@ -92,6 +117,12 @@ else
 	done < <(grep -Ev '^[[:space:]]*(#|$)' "$KERNELS_LIST")
 	[ ${#MATRIX[@]} -gt 0 ] || { echo "check: no kernel named $KERNELS in $KERNELS_LIST" >&2; exit 2; }
 fi
+read -r FIRST_NAME _ <<<"${MATRIX[0]}"
+declare -A IMAGE
+for line in "${MATRIX[@]}"; do
+	read -r name image set <<<"$line"
+	IMAGE[$name]=$image
+done
 
 # select_tests NAME SET PREFIX...: the selected tests of SET (all, no-patch)
 # on kernel NAME ("-": unnamed) as scripts/run-tests.sh --list prints them
@@ -102,66 +133,66 @@ select_tests() { # NAME SET PREFIX...
 	KERNEL_NAME=$name VM_TESTS_DIR=$LISTDIR TEST_SET=$set scripts/run-tests.sh --list "$@"
 }
 
-# The first kernel's tests split into $OUT/guest<i>/tests.list, i = 1..N;
-# each other kernel's into $OUT/guest<name>/tests.list.
-read -r FIRST_NAME FIRST_IMAGE FIRST_SET <<<"${MATRIX[0]}"
-select_tests "$FIRST_NAME" "$FIRST_SET" "$@" |
-	scripts/shard-tests.py "$GUESTS" "$OUT" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/guests"
-NGUESTS=$(cat "$OUT/guests")
-[ "$(wc -l <"$OUT/guest1/tests.list")" -gt 0 ] || NGUESTS=0
-OTHERS=()
-for line in "${MATRIX[@]:1}"; do
+# The plan: each guest's tests in $OUT/guest<id>/tests.list, and in
+# $OUT/plan one line per guest, "id kernel seconds tcg", in the order to
+# start them.
+for line in "${MATRIX[@]}"; do
 	read -r name image set <<<"$line"
-	mkdir -p "$OUT/guest$name"
-	select_tests "$name" "$set" "$@" | cut -f3 >"$OUT/guest$name/tests.list"
-	[ -s "$OUT/guest$name/tests.list" ] && OTHERS+=("$line")
-done
+	select_tests "$name" "$set" "$@" | awk -v k="$name" '{ print k "\t" $0 }'
+done | scripts/shard-tests.py --plan "$SLOTS" "$OUT" ${GUESTS:+--guests "$GUESTS"} \
+	--host-seconds "$HOST_SECONDS" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/plan"
+PLAN=()
+mapfile -t PLAN <"$OUT/plan"
 
 # Debian's kernels (deb: images) are fetched now (a warm run fetches
 # nothing) and booted by name (scripts/vm-run.sh finds them).
 fetch=()
-for line in "$FIRST_NAME $FIRST_IMAGE" "${OTHERS[@]}"; do
-	read -r name image set <<<"$line"
-	case $image in deb:*) fetch+=("$name") ;; esac
+for job in "${PLAN[@]}"; do
+	read -r _ name _ <<<"$job"
+	[[ ${IMAGE[$name]} == deb:* ]] && [[ " ${fetch[*]} " != *" $name "* ]] && fetch+=("$name")
 done
 if [ ${#fetch[@]} -gt 0 ] && ! scripts/fetch-kernels.sh "${fetch[@]}"; then
 	FAILURES+=("scripts/fetch-kernels.sh ${fetch[*]} failed: the tests of those not fetched did not run")
 	kept=()
-	for line in "${OTHERS[@]}"; do
-		read -r name image set <<<"$line"
-		[ -e "build/stock/$name/vmlinuz" ] || [[ $image != deb:* ]] && kept+=("$line")
+	for job in "${PLAN[@]}"; do
+		read -r _ name _ <<<"$job"
+		[[ ${IMAGE[$name]} != deb:* ]] || [ -e "build/stock/$name/vmlinuz" ] && kept+=("$job")
 	done
-	OTHERS=("${kept[@]}")
-	[[ $FIRST_IMAGE != deb:* ]] || [ -e "build/stock/$FIRST_NAME/vmlinuz" ] || NGUESTS=0
+	PLAN=("${kept[@]}")
 fi
-# a Debian kernel first (make check K=stock-6.17) runs single-threaded too
-FIRST_TCG=multi
-[[ $FIRST_IMAGE != deb:* ]] || { FIRST_IMAGE=$FIRST_NAME; FIRST_TCG=single; }
+# how many guests the first kernel has: "guest 2 of 3" in a verdict
+NFIRST=0
+for job in "${PLAN[@]}"; do
+	case $job in [0-9]*) NFIRST=$((NFIRST + 1)) ;; esac
+done
 
 # run_guest ID KERNEL NAME [--quiet]: boots guest ID (1..N or a kernel's
 # name) on its list, its output streaming on stdout unless --quiet; its exit
 # status in $OUT/guest<ID>.rc. NAME "-": result lines name no kernel.
+# $TCG: single (default) or multi.
 run_guest() {
 	local id=$1 kernel=$2 name=$3 quiet=${4:-} env=
 	[ "$name" = - ] || env="KERNEL_NAME=$name"
-	scripts/vm-run.sh --kernel "$kernel" --cpus "$GUEST_CPUS" --timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
-		${env:+"$env"} VM_TESTS_DIR="$OUT/guest$id" scripts/run-tests.sh 2>"$OUT/vm$id-run.err"
+	VM_TCG_THREAD=${TCG:-single} scripts/vm-run.sh --kernel "$kernel" --cpus "$GUEST_CPUS" \
+		--timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
+		${env:+"$env"} GUEST_TCG="${TCG:-single}" VM_TESTS_DIR="$OUT/guest$id" \
+		scripts/run-tests.sh 2>"$OUT/vm$id-run.err"
 	echo $? >"$OUT/guest$id.rc"
 }
 
-# run_debian_guest ID KERNEL NAME: a Debian kernel's guest, booted once more
-# if its kernel died (exit 125 with a panic on the console), a death that
-# only single-threaded TCG's emulation has shown so far (a general
-# protection fault in the slab allocator with impossible EFLAGS, on 6.18,
-# in a process that had passed every test before). The first death stays
-# visible: its console log is kept and named on stderr.
+# run_debian_guest ID KERNEL NAME [--quiet]: a Debian kernel's guest, booted
+# once more if its kernel died (exit 125 with a panic on the console), a
+# death that only single-threaded TCG's emulation has shown so far (a
+# general protection fault in the slab allocator with impossible EFLAGS, on
+# 6.18, in a process that had passed every test before). The first death
+# stays visible: its console log is kept and named on stderr.
 run_debian_guest() {
 	local id=$1
-	VM_TCG_THREAD=single run_guest "$@" --quiet
+	run_guest "$@"
 	[ "$(cat "$OUT/guest$id.rc")" = 125 ] && grep -q "Kernel panic" "$OUT/vm$id/console.log" 2>/dev/null || return 0
 	cp "$OUT/vm$id/console.log" "$OUT/vm$id-first-death.log"
 	echo "[guest]   # $3: the guest died ($(grep -m1 'Kernel panic' "$OUT/vm$id-first-death.log" | sed 's/^\[[^]]*\] //')); booting it once more (log: $OUT/vm$id-first-death.log)" >&2
-	VM_TCG_THREAD=single run_guest "$@" --quiet
+	run_guest "$@"
 }
 
 # stream_results FILE PREFIX PID: the top-level result lines of FILE as they
@@ -171,36 +202,36 @@ stream_results() {
 		grep --line-buffered -E '^(ok|not ok) ' | sed -u "s/^/$2 /"
 }
 
-# run_others: boots each other kernel's guest, GUESTS at a time
-run_others() {
-	local line name image set running=() at_once kind last_kind=
-	for line in "${OTHERS[@]}"; do
-		read -r name image set <<<"$line"
-		# a Debian kernel's guest takes one host cpu: as many at once as
-		# cpus; ours take two (multi-threaded TCG) and never share the host
-		# with a Debian one, whose timed workloads they would starve
-		at_once=$GUESTS kind=ours
-		[[ $image != deb:* ]] || { at_once=$STOCK_GUESTS; kind=deb; }
-		if [ -n "$last_kind" ] && [ "$kind" != "$last_kind" ] && [ ${#running[@]} -gt 0 ]; then
-			wait "${running[@]}"
-			running=()
-		fi
-		last_kind=$kind
-		if [ ${#running[@]} -ge "$at_once" ]; then
-			wait -n "${running[@]}"
-			mapfile -t running < <(for p in "${running[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done)
-		fi
-		if [[ $image == deb:* ]]; then
-			image=$name
-			# single-threaded TCG, one host cpu per guest (scripts/vm-run.sh)
-			run_debian_guest "$name" "$image" "$name" >/dev/null &
-		else
-			run_guest "$name" "$image" "$name" --quiet >/dev/null &
-		fi
-		running+=($!)
-		stream_results "$OUT/vm$name/out" "[guest]  " "$!" &
-	done
-	wait
+# start_job JOB: starts a job of the plan ("id kernel seconds tcg") or the
+# host tests ("host") in the background, its result lines streaming; sets
+# JOB_PID to its pid
+start_job() {
+	local id name _ image prefix="[guest]  " TCG
+	if [ "$1" = host ]; then
+		scripts/run-tests.sh --host "${FILTERS[@]}" >"$OUT/host.ktap" &
+		JOB_PID=$!
+		stream_results "$OUT/host.ktap" "[host]   " "$JOB_PID" &
+		return
+	fi
+	read -r id name _ TCG <<<"$1"
+	image=${IMAGE[$name]}
+	case $id in [0-9]*) prefix="[guest $id]" ;; esac
+	if [[ $image == deb:* ]]; then
+		TCG=single	# never multi-threaded: see above
+		set -- run_debian_guest "$id" "$name" "$name"
+	else
+		set -- run_guest "$id" "$image" "$name"
+	fi
+	if [ ${#PLAN[@]} = 1 ]; then
+		"$@" &	# a single guest streams its whole output
+		JOB_PID=$!
+		return
+	fi
+	# the others their result lines (vm-run.sh --quiet prints the whole
+	# output at the end: dropped)
+	"$@" --quiet >/dev/null &
+	JOB_PID=$!
+	stream_results "$OUT/vm$id/out" "$prefix" "$JOB_PID" &
 }
 
 # guest_verdict ID: adds the guest's own failures (hang, death, splat
@@ -208,7 +239,7 @@ run_others() {
 guest_verdict() {
 	local i=$1 ktap=$OUT/guest$1.ktap where="" status
 	case $i in
-	[0-9]*) [ "$NGUESTS" = 1 ] || where="guest $i of $NGUESTS, "
+	[0-9]*) [ "$NFIRST" = 1 ] || where="guest $i of $NFIRST, "
 		[ "$FIRST_NAME" = - ] || where="$FIRST_NAME, $where" ;;
 	*) where="$i, " ;;
 	esac
@@ -225,29 +256,39 @@ guest_verdict() {
 	esac
 }
 
+FILTERS=("$@")
 IDS=()
-for i in $(seq "$NGUESTS"); do IDS+=("$i"); done
-for line in "${OTHERS[@]}"; do IDS+=("${line%% *}"); done
-others=
-[ ${#OTHERS[@]} -eq 0 ] || others=", then $(for l in "${OTHERS[@]}"; do printf '%s ' "${l%% *}"; done)"
-echo "== host tests and $NGUESTS guest(s) ($FIRST_IMAGE) side by side${others% }; full output in $OUT/"
-scripts/run-tests.sh --host "$@" >"$OUT/host.ktap" &
-pids=($!)
-stream_results "$OUT/host.ktap" "[host]   " "$!" &
-(
-	if [ "$NGUESTS" = 1 ]; then
-		VM_TCG_THREAD=$FIRST_TCG run_guest 1 "$FIRST_IMAGE" "$FIRST_NAME"
-	elif [ "$NGUESTS" -gt 1 ]; then
-		for i in $(seq "$NGUESTS"); do
-			VM_TCG_THREAD=$FIRST_TCG run_guest "$i" "$FIRST_IMAGE" "$FIRST_NAME" --quiet >/dev/null &
-			stream_results "$OUT/vm$i/out" "[guest $i]" "$!" &
-		done
-		wait
+order=
+for job in "${PLAN[@]}"; do
+	read -r id name secs tcg <<<"$job"
+	IDS+=("$id")
+	order+=" $id"
+	case $id in [0-9]*) [ "$name" = - ] || order+=" ($name)" ;; esac
+	order+=" ~${secs}s"
+	[ "$tcg" = multi ] && order+=" alone on both host cpus"
+	order+=","
+done
+echo "== host tests and ${#PLAN[@]} guest(s), $SLOTS at a time (one host cpu each):${order%,}; full output in $OUT/"
+# the both-cpus guests, each alone (they come first in the plan), then the
+# host tests and the other guests, $SLOTS at a time
+QUEUE=(host)
+for job in "${PLAN[@]}"; do
+	if [[ $job == *multi ]]; then
+		start_job "$job"
+		wait "$JOB_PID"
+		continue
 	fi
-	run_others
-) &
-pids+=($!)
-wait "${pids[@]}"
+	QUEUE+=("$job")
+done
+running=()
+for job in "${QUEUE[@]}"; do
+	while [ ${#running[@]} -ge "$SLOTS" ]; do
+		wait -n "${running[@]}"
+		mapfile -t running < <(for p in "${running[@]}"; do kill -0 "$p" 2>/dev/null && echo "$p"; done)
+	done
+	start_job "$job"
+	running+=("$JOB_PID")
+done
 wait
 for i in "${IDS[@]}"; do guest_verdict "$i"; done
 scripts/shard-tests.py --remember "$SECONDS_SEEN" "$OUT"/guest*.ktap

@@ -1,31 +1,60 @@
 #!/usr/bin/env python3
-"""Split the guest's test list over N guests that boot side by side.
+"""Plan make check's guests: split each kernel's tests over guests and order them.
 
-    scripts/shard-tests.py N OUTDIR SECONDS-FILE... < selected-lines
+    scripts/shard-tests.py --plan SLOTS OUTDIR [--guests N] [--host-seconds S]
+                           SECONDS-FILE... < selected-lines
     scripts/shard-tests.py --remember SECONDS-FILE KTAP...
 
-Reads the selected tests on stdin as scripts/run-tests.sh --list prints them
-(name, scope, list line; tab-separated) and writes OUTDIR/guest<i>/tests.list for i in 1..N (fewer when there are fewer
-tests). Each test goes to the guest with the least expected time so far,
-longest tests first; within a guest the lines keep their list order. Tests
-of scope "every-guest" (kmemleak's scan) run at the end of every guest.
+--plan reads the selected tests of every kernel on stdin, one per line,
+tab-separated: the kernel's name ("-" for an unnamed one), the test's name,
+its scope and its list line (scripts/run-tests.sh --list prints the last
+three); the first kernel read is the first kernel of the matrix. Each guest
+takes one host cpu (single-threaded TCG) and SLOTS of them run at once, the
+host tests (S seconds) in one slot from the start. The plan splits a
+kernel's tests over as many guests as it needs so that no guest is long
+against the whole run (a third of a slot's share of it, and at least
+MIN_GUEST_SECONDS: each guest boots), and
+writes OUTDIR/guest<id>/tests.list for each guest: ids 1..N for the first
+kernel (--guests N fixes N), the kernel's name for another kernel in one
+guest, NAME-1..NAME-k in several. Within a guest the lines keep their list
+order; tests of scope "every-guest" (kmemleak's scan) run at the end of
+every guest of their kernel; the first kernel's "parallel" tests, which
+judge no times, stay together in its guest 1, which starts first, beside
+the host tests (whose runner self-test boots five guests of its own). Each
+test goes to the guest of its kernel with the least expected time so far,
+longest first.
+
+A kernel's "both-cpus" tests, which need each vcpu on a host cpu of its
+own, go to a guest of their own, NAME-mt, under multi-threaded TCG, which
+make check runs alone, before the others.
+
+Prints one line per guest, in the order to start them: its id, its kernel,
+its expected seconds and its TCG ("single" or "multi"), tab-separated. The
+both-cpus guests come first, then guest 1 of the first kernel, then the
+longest first, so that the short ones fill the end.
 
 Expected times come from the SECONDS-FILEs ("name seconds" per line; a later
 file wins): tests/vm-tests.d/seconds.txt, measured once and committed, then
 build/test-seconds.txt, which `make check` rewrites after every run. A test
-in neither counts as 10 seconds. Prints the number of guests written.
+is looked up as "kernel:name" first, then by its name. A test in neither counts
+as 10 seconds; consecutive "parallel" tests, run at once, as the longest of
+them; a guest's boot and the runner's setup as BOOT_SECONDS.
 
 --remember adds to SECONDS-FILE what each test took in the KTAP outputs of
 scripts/run-tests.sh ("ok 3 name # 21s", "not ok 4 name # exit status 1 (3s)",
-"ok 5 stock-6.1: name # 9s"). The first kernel's shards (guest<i>.ktap) are
+"ok 5 stock-6.1: name # 9s"). The first kernel's guests (guest<i>.ktap) are
 remembered by the test's name, the other kernels' (guest<name>.ktap) as
-"kernel:name": only the first kernel's tests are split over guests.
+"kernel:name".
 """
+import math
 import os
 import re
 import sys
 
 DEFAULT_SECONDS = 10.0
+BOOT_SECONDS = 10.0
+# no kernel is split into guests shorter than this: each costs a boot
+MIN_GUEST_SECONDS = 120.0
 
 
 def read_seconds(paths):
@@ -42,21 +71,8 @@ def read_seconds(paths):
     return seconds
 
 
-def assign(tests, guests, seconds):
-    """tests: [(name, line)]. Longest expected time first, each to the least
-    loaded guest; returns the guest of each test by index."""
-    load = [0.0] * guests
-    owner = {}
-    cost = [seconds.get(name, DEFAULT_SECONDS) for name, _ in tests]
-    for i in sorted(range(len(tests)), key=lambda i: -cost[i]):
-        g = load.index(min(load))
-        owner[i] = g
-        load[g] += cost[i]
-    return owner
-
-
 TOP_RESULT = re.compile(r"^(?:not ok|ok) \d+ (?:(\S+): )?(\S+) # .*?\(?(\d+)s\)?$")
-SHARD = re.compile(r"guest\d+\.ktap$")
+FIRST_KERNEL_GUEST = re.compile(r"guest\d+\.ktap$")
 
 
 def remember(seen_path, ktaps):
@@ -69,7 +85,7 @@ def remember(seen_path, ktaps):
                     if not m:
                         continue
                     kernel, name, secs = m.groups()
-                    if kernel and not SHARD.search(path):
+                    if kernel and not FIRST_KERNEL_GUEST.search(path):
                         name = f"{kernel}:{name}"
                     seconds[name] = float(secs)
         except OSError:
@@ -79,31 +95,151 @@ def remember(seen_path, ktaps):
     os.replace(seen_path + ".tmp", seen_path)
 
 
+FLAGS = ("every-guest", "no-patch", "parallel", "both-cpus")
+
+
+def has_option(line, option):
+    """The list line's options (the words before the name) include OPTION."""
+    for word in line.split():
+        if word == option:
+            return True
+        if not (word.startswith(("timeout=", "kernel=")) or word in FLAGS):
+            return False
+    return False
+
+
+def is_parallel(line):
+    return has_option(line, "parallel")
+
+
+def guest_seconds(tests, seconds):
+    """Expected seconds of one guest's tests in list order: consecutive
+    parallel tests run at once and cost the longest of them."""
+    total, run = BOOT_SECONDS, 0.0
+    for name, line in tests:
+        secs = seconds(name)
+        if is_parallel(line):
+            run = max(run, secs)
+            continue
+        total += run + secs
+        run = 0.0
+    return total + run
+
+
+class Kernel:
+    def __init__(self, name):
+        self.name = name
+        self.every = []     # (name, line) of scope every-guest
+        self.shared = []    # (name, line), in list order
+        self.alone = []     # (name, line) of the both-cpus tests
+
+
+def split(kernel, nguests, lookup, pin_parallel):
+    """Splits kernel.shared over nguests guests; returns, per guest, its
+    (name, line) in list order, every-guest tests last."""
+    tests = kernel.shared
+    owner = {}
+    load = [0.0] * nguests
+    if pin_parallel:
+        pinned = [i for i, (_, line) in enumerate(tests) if is_parallel(line)]
+        for i in pinned:
+            owner[i] = 0
+        load[0] = max([lookup(tests[i][0]) for i in pinned], default=0.0)
+    rest = [i for i in range(len(tests)) if i not in owner]
+    for i in sorted(rest, key=lambda i: -lookup(tests[i][0])):
+        g = load.index(min(load))
+        owner[i] = g
+        load[g] += lookup(tests[i][0])
+    guests = [[t for i, t in enumerate(tests) if owner[i] == g] for g in range(nguests)]
+    return [g + kernel.every for g in guests if g]
+
+
+def plan(args):
+    slots, outdir = int(args[0]), args[1]
+    args = args[2:]
+    wanted = None
+    host = 0.0
+    while args and args[0].startswith("--"):
+        if args[0] == "--guests":
+            wanted = int(args[1])
+        elif args[0] == "--host-seconds":
+            host = float(args[1])
+        else:
+            sys.exit(f"shard-tests.py: unknown option {args[0]}")
+        args = args[2:]
+    seconds = read_seconds(args)
+    kernels = []
+    by_name = {}
+    for row in sys.stdin:
+        if not row.strip():
+            continue
+        kname, name, scope, line = row.rstrip("\n").split("\t", 3)
+        if kname not in by_name:
+            by_name[kname] = Kernel(kname)
+            kernels.append(by_name[kname])
+        k = by_name[kname]
+        if scope == "every-guest":
+            k.every.append((name, line))
+        elif has_option(line, "both-cpus"):
+            k.alone.append((name, line))
+        else:
+            k.shared.append((name, line))
+    kernels = [k for k in kernels if k.shared or k.alone]
+
+    def lookup_for(k, first):
+        def lookup(name):
+            if f"{k.name}:{name}" in seconds:
+                return seconds[f"{k.name}:{name}"]
+            return seconds.get(name, DEFAULT_SECONDS)
+        return lookup
+
+    # a guest should be at most a third of a slot's share of the whole run
+    total = host + sum(guest_seconds(k.shared + k.every, lookup_for(k, i == 0))
+                       for i, k in enumerate(kernels) if k.shared)
+    cap = max(total / max(slots, 1) / 3, MIN_GUEST_SECONDS)
+    jobs = []   # (id, kernel, seconds, tests, tcg)
+    alone = []  # the same, for the guests of both-cpus tests
+    for i, k in enumerate(kernels):
+        first = i == 0
+        lookup = lookup_for(k, first)
+        if k.alone:
+            gid = "mt" if k.name == "-" else f"{k.name}-mt"
+            tests = k.alone + k.every
+            alone.append((gid, k.name, guest_seconds(tests, lookup), tests, "multi"))
+        if not k.shared:
+            continue
+        if first and wanted:
+            n = wanted
+        else:
+            n = math.ceil(guest_seconds(k.shared + k.every, lookup) / cap)
+        n = max(1, min(n, len(k.shared)))
+        guests = split(k, n, lookup, pin_parallel=first)
+        for g, tests in enumerate(guests):
+            if first:
+                gid = str(g + 1)
+            elif len(guests) == 1:
+                gid = k.name
+            else:
+                gid = f"{k.name}-{g + 1}"
+            jobs.append((gid, k.name, guest_seconds(tests, lookup), tests, "single"))
+    for gid, _, _, tests, _ in alone + jobs:
+        os.makedirs(f"{outdir}/guest{gid}", exist_ok=True)
+        with open(f"{outdir}/guest{gid}/tests.list", "w") as f:
+            f.write("".join(line + "\n" for _, line in tests))
+    # the both-cpus guests first, each alone; then the first kernel's guest
+    # 1, beside the host tests; then the longest first
+    order = alone + jobs[:1] + sorted(jobs[1:], key=lambda j: -j[2])
+    for gid, kname, secs, _, tcg in order:
+        print(f"{gid}\t{kname}\t{secs:.0f}\t{tcg}")
+
+
 def main(args):
     if args and args[0] == "--remember":
         remember(args[1], args[2:])
         return
-    if len(args) < 2:
+    if len(args) < 3 or args[0] != "--plan":
         sys.exit(__doc__)
-    wanted, outdir = int(args[0]), args[1]
-    seconds = read_seconds(args[2:])
-    every, shared = [], []
-    for row in sys.stdin:
-        if not row.strip():
-            continue
-        name, scope, line = row.rstrip("\n").split("\t", 2)
-        if scope == "every-guest":
-            every.append(line)
-        else:
-            shared.append((name, line))
-    guests = max(1, min(wanted, len(shared)))
-    owner = assign(shared, guests, seconds)
-    for g in range(guests):
-        os.makedirs(f"{outdir}/guest{g + 1}", exist_ok=True)
-        mine = [line for i, (_, line) in enumerate(shared) if owner[i] == g] + every
-        with open(f"{outdir}/guest{g + 1}/tests.list", "w") as f:
-            f.write("".join(line + "\n" for line in mine))
-    print(guests)
+    plan(args[1:])
 
 
 if __name__ == "__main__":
