@@ -707,19 +707,28 @@ TEST_F(cg, running_task_counted_at_read)
 	EXPECT_GE(after * 105 / 100, (long long)ours);
 }
 
+/* An O_DIRECTORY fd of cgroup @rel (for CLONE_INTO_CGROUP), or -errno. */
+static int cg_open_dir(const char *rel)
+{
+	char p[4200];
+	int fd;
+
+	cg_path(p, sizeof(p), rel);
+	fd = open(p, O_RDONLY | O_DIRECTORY);
+	return fd < 0 ? -errno : fd;
+}
+
 /* Start a task directly inside cgroup @rel: "sh -c CMD", or one that exits
  * at once when @cmd is NULL.  Returns its pid or -errno. */
 static pid_t start_in_cgroup(const char *rel, const char *cmd)
 {
 	struct clone_args args = { .flags = CLONE_INTO_CGROUP, .exit_signal = SIGCHLD };
-	char p[4200];
 	long pid;
 	int cg_fd;
 
-	cg_path(p, sizeof(p), rel);
-	cg_fd = open(p, O_RDONLY | O_DIRECTORY);
+	cg_fd = cg_open_dir(rel);
 	if (cg_fd < 0)
-		return -errno;
+		return cg_fd;
 	args.cgroup = cg_fd;
 	pid = syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0) {
@@ -1105,14 +1114,12 @@ static pid_t exit_in_cgroup(const char *rel)
 			 CLONE_SIGHAND,
 		.exit_signal = SIGCHLD,
 	};
-	char p[4200];
 	long pid;
 	int cg_fd;
 
-	cg_path(p, sizeof(p), rel);
-	cg_fd = open(p, O_RDONLY | O_DIRECTORY);
+	cg_fd = cg_open_dir(rel);
 	if (cg_fd < 0)
-		return -errno;
+		return cg_fd;
 	args.cgroup = cg_fd;
 	{
 		register long ret asm("rax") = SYS_clone3;
