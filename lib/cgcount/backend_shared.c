@@ -3,32 +3,52 @@
  * cgcount shared backend: one counting CPU event per event and CPU, with
  * every counted cgroup attached (PERF_EVENT_IOC_ATTACH_CGROUP); see
  * Documentation/admin-guide/perf/cgroup-counting.rst of the patched tree.
+ *
+ * When every event is a software event, each CPU's events are opened as one
+ * group (PERF_FORMAT_GROUP) and the ioctls go to the group leader: at each
+ * cgroup switch the kernel then updates the times and finds the cgroup's
+ * node once for all the events instead of once per event. Hardware events
+ * stay separate leaders (a group is scheduled on the PMU all or nothing),
+ * and so does everything when the kernel refuses the group.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
 
-#define REC_WORDS 4	/* { id, value, time_enabled, time_running } */
+/* a record of READ_CGROUPS: { id, value, time_enabled, time_running } */
+#define REC_WORDS 4
+/* grouped: { id, nr, time_enabled, time_running, value x nr } */
+#define GROUP_REC_WORDS(nr) (4 + (nr))
 
 static int nr_fds(const struct cgcount *s)
 {
 	return s->nr_events * s->nr_cpus;
 }
 
+/* the fds the ioctls go to: one group leader per cpu, or every event */
+static int nr_leaders(const struct cgcount *s)
+{
+	return s->shared_grouped ? s->nr_cpus : nr_fds(s);
+}
+
+static int rec_words(const struct cgcount *s)
+{
+	return s->shared_grouped ? GROUP_REC_WORDS(s->nr_events) : REC_WORDS;
+}
+
+static void close_fds(struct cgcount *s);
+
 static void shared_close(struct cgcount *s)
 {
-	int i;
-
 	if (!s->shared_fds)
 		return;
-	for (i = 0; i < nr_fds(s); i++)
-		if (s->shared_fds[i] >= 0)
-			close(s->shared_fds[i]);
+	close_fds(s);
 	free(s->shared_fds);
 	s->shared_fds = NULL;
 	free(s->rc_buf);
@@ -43,15 +63,21 @@ static int not_supported(void)
 		       "the rstat, events or auto backend");
 }
 
-static int open_fds(struct cgcount *s)
+static void close_fds(struct cgcount *s)
+{
+	int i;
+
+	for (i = 0; i < nr_fds(s); i++) {
+		if (s->shared_fds[i] >= 0)
+			close(s->shared_fds[i]);
+		s->shared_fds[i] = -1;
+	}
+}
+
+static int open_separate(struct cgcount *s)
 {
 	int i, fd;
 
-	s->shared_fds = malloc(nr_fds(s) * sizeof(int));
-	if (!s->shared_fds)
-		return cgc_err(ENOMEM, "out of memory");
-	for (i = 0; i < nr_fds(s); i++)
-		s->shared_fds[i] = -1;
 	for (i = 0; i < nr_fds(s); i++) {
 		fd = cgc_perf_open(&s->events[i / s->nr_cpus], -1, s->cpus[i % s->nr_cpus], 0);
 		if (fd < 0)
@@ -59,6 +85,79 @@ static int open_fds(struct cgcount *s)
 		s->shared_fds[i] = fd;
 	}
 	return 0;
+}
+
+/* software events only: a hardware group is scheduled all or nothing */
+static int groupable(const struct cgcount *s)
+{
+	int e;
+
+	if (s->nr_events < 2)
+		return 0;
+	for (e = 0; e < s->nr_events; e++)
+		if (s->events[e].attr.type != PERF_TYPE_SOFTWARE)
+			return 0;
+	return 1;
+}
+
+static int group_open(const struct cgcount *s, int e, int cpu, int group_fd)
+{
+	struct perf_event_attr attr = s->events[e].attr;
+	int fd;
+
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/*
+	 * The leader starts disabled and is enabled with the whole group: a
+	 * member added to a running software group of another software PMU
+	 * would not be scheduled in until the group is.
+	 */
+	attr.disabled = group_fd < 0;
+	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+/* 0, or -errno of the first event the kernel refused */
+static int open_groups(struct cgcount *s)
+{
+	int c, e, fd;
+
+	for (c = 0; c < s->nr_cpus; c++) {
+		for (e = 0; e < s->nr_events; e++) {
+			fd = group_open(s, e, s->cpus[c], e ? s->shared_fds[c] : -1);
+			if (fd < 0)
+				return fd;
+			s->shared_fds[e * s->nr_cpus + c] = fd;
+		}
+		if (ioctl(s->shared_fds[c], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int open_fds(struct cgcount *s)
+{
+	int i, ret;
+
+	s->shared_fds = malloc(nr_fds(s) * sizeof(int));
+	if (!s->shared_fds)
+		return cgc_err(ENOMEM, "out of memory");
+	for (i = 0; i < nr_fds(s); i++)
+		s->shared_fds[i] = -1;
+	s->shared_grouped = 0;
+	if (groupable(s)) {
+		ret = open_groups(s);
+		if (!ret) {
+			s->shared_grouped = 1;
+			cgc_print(CGCOUNT_DEBUG, "shared backend: the %d events of each cpu "
+				  "open as one group\n", s->nr_events);
+			return 0;
+		}
+		cgc_print(CGCOUNT_DEBUG, "shared backend: the events cannot be grouped (%s): "
+			  "one leader per event\n", strerror(-ret));
+		close_fds(s);
+	}
+	return open_separate(s);
 }
 
 static int shared_open(struct cgcount *s)
@@ -98,7 +197,7 @@ static int shared_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 
 	if (!buf)
 		return cgc_err(ENOMEM, "out of memory");
-	for (i = 0; i < nr_fds(s) && !ret; i++)
+	for (i = 0; i < nr_leaders(s) && !ret; i++)
 		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUP, buf);
 	if (ret) {
 		/* all or nothing: undo the events that did attach */
@@ -116,25 +215,42 @@ static void shared_remove(struct cgcount *s, struct cgc_cgroup *cg)
 	uint64_t buf[2] = { 1, cg->id };
 	int i;
 
-	for (i = 0; i < nr_fds(s); i++)
+	for (i = 0; i < nr_leaders(s); i++)
 		ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
+}
+
+/* the values of one record ({ id, values... } without the id) into acc[] */
+static void add_values(struct cgcount *s, struct cgc_cgroup *cg, int leader,
+		       const uint64_t *val)
+{
+	struct cgcount_value v;
+	int e;
+
+	if (!s->shared_grouped) {
+		v = (struct cgcount_value){ val[0], val[1], val[2] };
+		cgc_values_add(&cg->acc[leader / s->nr_cpus], &v);
+		return;
+	}
+	/* { nr, time_enabled, time_running, value x nr } */
+	for (e = 0; e < s->nr_events && e < (int)val[0]; e++) {
+		v = (struct cgcount_value){ val[3 + e], val[1], val[2] };
+		cgc_values_add(&cg->acc[e], &v);
+	}
 }
 
 static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
-	uint64_t buf[2 + 3];
-	struct cgcount_value v;
+	uint64_t buf[2 + GROUP_REC_WORDS(CGC_MAX_EVENTS)];
 	int i;
 
-	for (i = 0; i < nr_fds(s); i++) {
+	for (i = 0; i < nr_leaders(s); i++) {
 		memset(buf, 0, sizeof(buf));
-		buf[0] = sizeof(buf);
+		buf[0] = (2 + rec_words(s) - 1) * sizeof(uint64_t);
 		buf[1] = cg->id;
 		if (ioctl(s->shared_fds[i], PERF_EVENT_IOC_READ_CGROUP, buf) < 0)
 			return cgc_err(errno, "PERF_EVENT_IOC_READ_CGROUP of %s: %s", cg->path,
 				       strerror(errno));
-		v = (struct cgcount_value){ buf[2], buf[3], buf[4] };
-		cgc_values_add(&cg->acc[i / s->nr_cpus], &v);
+		add_values(s, cg, i, buf + 2);
 	}
 	return 0;
 }
@@ -145,7 +261,7 @@ static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
  */
 static int read_cgroups(struct cgcount *s, int fd)
 {
-	size_t want = (3 + REC_WORDS * (s->nr_cgroups + 4)) * sizeof(uint64_t);
+	size_t want = (3 + rec_words(s) * (s->nr_cgroups + 4)) * sizeof(uint64_t);
 	uint64_t *n;
 	int tries;
 
@@ -168,19 +284,16 @@ static int read_cgroups(struct cgcount *s, int fd)
 	return cgc_err(ENOMEM, "PERF_EVENT_IOC_READ_CGROUPS: no buffer large enough");
 }
 
-static void add_records(struct cgcount *s, int event, const uint64_t *buf)
+static void add_records(struct cgcount *s, int leader, const uint64_t *buf)
 {
 	const uint64_t *rec = buf + 3;
 	struct cgc_cgroup *cg;
-	struct cgcount_value v;
 	uint64_t i;
 
-	for (i = 0; i < buf[2]; i++, rec += REC_WORDS) {
+	for (i = 0; i < buf[2]; i++, rec += rec_words(s)) {
 		cg = cgc_find(s, rec[0]);
-		if (!cg)
-			continue;
-		v = (struct cgcount_value){ rec[1], rec[2], rec[3] };
-		cgc_values_add(&cg->acc[event], &v);
+		if (cg)
+			add_values(s, cg, leader, rec + 1);
 	}
 }
 
@@ -194,7 +307,7 @@ static int shared_watch(struct cgcount *s, uint64_t id)
 	uint64_t buf[3] = { PERF_ATTACH_CGROUPS_DESCENDANTS, 1, id };
 	int i, ret = 0;
 
-	for (i = 0; i < nr_fds(s) && !ret; i++)
+	for (i = 0; i < nr_leaders(s) && !ret; i++)
 		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUPS, buf);
 	if (ret == -ENOTTY) {
 		cgc_print(CGCOUNT_DEBUG, "shared backend: no PERF_EVENT_IOC_ATTACH_CGROUPS: "
@@ -211,11 +324,11 @@ static int shared_read_all(struct cgcount *s)
 {
 	int i, ret;
 
-	for (i = 0; i < nr_fds(s); i++) {
+	for (i = 0; i < nr_leaders(s); i++) {
 		ret = read_cgroups(s, s->shared_fds[i]);
 		if (ret)
 			return ret;
-		add_records(s, i / s->nr_cpus, s->rc_buf);
+		add_records(s, i, s->rc_buf);
 	}
 	return 0;
 }

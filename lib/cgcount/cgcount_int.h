@@ -66,6 +66,7 @@ struct cgcount {
 	struct cgc_cgroup **cgroups;	/* sorted by id */
 	size_t nr_cgroups, cap_cgroups;
 	int *shared_fds;		/* shared: [event][cpu] */
+	int shared_grouped;		/* shared: [0][cpu] lead a group per cpu */
 	uint64_t *rc_buf;		/* shared: the READ_CGROUPS buffer */
 	size_t rc_size;			/* its size in bytes */
 	void *rstat;			/* rstat: struct cgrstat * */

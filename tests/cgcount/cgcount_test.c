@@ -595,6 +595,101 @@ TEST_F(cgc, event_modifiers_and_pmu_syntax)
 	cgcount_close(s);
 }
 
+/* The library's debug messages: whether the shared backend grouped. */
+static int saw_group;
+
+static int catch_group(enum cgcount_print_level level, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	va_list copy;
+
+	va_copy(copy, ap);
+	vsnprintf(msg, sizeof(msg), fmt, copy);
+	va_end(copy);
+	if (level == CGCOUNT_DEBUG && strstr(msg, "open as one group"))
+		saw_group = 1;
+	return catch_print(level, fmt, ap);
+}
+
+#define GROUP_EVENTS	"cpu-clock,context-switches,page-faults"
+#define NR_GROUP	3
+#define GROUP_ITERS	2000
+
+/*
+ * The shared backend opens software events as one group per cpu, so that
+ * the kernel finds a cgroup's node and updates the times once per switch
+ * for all of them.  The group must count what one leader per event
+ * counts: sessions with each event alone (no group) count the same
+ * ping-pong between two cgroups at the same time.  Context switches and
+ * page faults are charged at the same switches: exactly equal; cpu-clock
+ * within 1%.
+ */
+TEST(shared_group_counts_as_separate_events)
+{
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = CGCOUNT_SHARED);
+	static const char *const names[NR_GROUP] = { "cpu-clock", "context-switches",
+						     "page-faults" };
+	struct cgcount_value grp[NR_VALUES], one[NR_VALUES];
+	struct cgcount *g, *sep[NR_GROUP] = { NULL };
+	char root[PCG_PATH_MAX], cg[2][PCG_PATH_MAX];
+	struct pcg_worker_stat *st;
+	pid_t pids[2];
+	int i, k;
+
+	saw_group = 0;
+	cgcount_set_print(catch_group);
+	last_msg[0] = '\0';
+	g = cgcount_open(GROUP_EVENTS, &opts);
+	cgcount_set_print(catch_print);
+	if (!g && strstr(last_msg, "not supported by this kernel"))
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, g) TH_LOG("%s", last_msg);
+	EXPECT_TRUE(saw_group) TH_LOG("the software events were not grouped");
+	for (i = 0; i < NR_GROUP; i++) {
+		sep[i] = cgcount_open(names[i], &opts);
+		ASSERT_NE(NULL, sep[i]) TH_LOG("%s", last_msg);
+	}
+	st = mmap(NULL, 2 * sizeof(*st), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		  -1, 0);
+	ASSERT_NE(MAP_FAILED, st);
+	memset(st, 0, 2 * sizeof(*st));
+	ASSERT_EQ(0, pcg_cg_create_test_root(root, "cgcgrp"));
+	ASSERT_EQ(0, pcg_cg_create(cg[0], root, "a"));
+	ASSERT_EQ(0, pcg_cg_create(cg[1], root, "b"));
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, cgcount_add_path(g, cg[k])) TH_LOG("%s", last_msg);
+		for (i = 0; i < NR_GROUP; i++)
+			ASSERT_EQ(0, cgcount_add_path(sep[i], cg[k])) TH_LOG("%s", last_msg);
+	}
+	ASSERT_EQ(0, pcg_spawn_pingpong(cg[0], cg[1], GROUP_ITERS, 0, st, pids));
+	ASSERT_EQ(0, pcg_wait(pids[0]));
+	ASSERT_EQ(0, pcg_wait(pids[1]));
+	for (k = 0; k < 2; k++) {
+		ASSERT_EQ(0, cgcount_read_path(g, cg[k], grp, NR_VALUES)) TH_LOG("%s", last_msg);
+		for (i = 0; i < NR_GROUP; i++) {
+			ASSERT_EQ(0, cgcount_read_path(sep[i], cg[k], one, NR_VALUES))
+				TH_LOG("%s", last_msg);
+			TH_LOG("%s %s: group %llu, alone %llu", cg[k] + strlen(root), names[i],
+			       (unsigned long long)grp[i].value,
+			       (unsigned long long)one[0].value);
+			if (i) {
+				EXPECT_EQ(one[0].value, grp[i].value);
+			} else {
+				EXPECT_TRUE(pcg_within_pct(grp[i].value, one[0].value, 1));
+			}
+			/* software events always run: no scaling */
+			EXPECT_EQ(grp[i].enabled, grp[i].running);
+		}
+		EXPECT_LE(GROUP_ITERS, grp[1].value);
+	}
+	for (i = 0; i < NR_GROUP; i++)
+		cgcount_close(sep[i]);
+	cgcount_close(g);
+	munmap(st, 2 * sizeof(*st));
+	pcg_cg_destroy_tree(root);
+	check_leaks(_metadata);
+}
+
 /* A newer program's opts: one field this library does not know. */
 struct opts_from_the_future {
 	struct cgcount_opts known;
