@@ -5,11 +5,19 @@
 # which would pass on a kernel where the rstat backend does not load. The
 # events backend and the rstat backend (no kernel patch needed) are
 # required on every kernel (CGROUP_BACKENDS_REQUIRED adds more).
-#   tests/perf-stat/cgroup-backends.sh
+#   tests/perf-stat/cgroup-backends.sh [--kernel-dependent]
+# --kernel-dependent: only what depends on the kernel, for a kernel whose
+# perf backends were all checked on another: the rstat backend against
+# events, in table output and at intervals (repeated reads); which format
+# prints the counts is perf's own code, the same on every kernel.
 # No set -e: perf's exit status and output are the verdict, read below.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 required="events rstat ${CGROUP_BACKENDS_REQUIRED:-}"
+if [ "${1:-}" = --kernel-dependent ]; then
+	export PERF_TEST_CGROUP_BACKENDS="rstat ${CGROUP_BACKENDS_REQUIRED:-}"
+	export PERF_TEST_CGROUP_FORMATS="table interval"
+fi
 # shellcheck source=tests/perf-stat/classic-clock.sh
 source tests/perf-stat/classic-clock.sh
 # every backend is compared with the events backend: without it, nothing to
