@@ -144,6 +144,7 @@ if ! perf stat -h 2>&1 | grep -q -- --bpf-counters; then
 	echo "bench: $(command -v perf) has no --bpf-counters: no bperf" >&2
 	backends=(none floor floor-read events shared rstat)
 fi
+perf_backends=''
 if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then
 	events_opt=--cgroup-backend=events
 	[ "${BENCH_DRIVER:-perf}" = perf ] && perf_backends=1
