@@ -47,17 +47,15 @@
 # of a context switch, over a workload that switches cgroups many times a
 # second, reads off when such a wait falls inside a switch (under it,
 # tools-prometheus read a duty-cycled cgroup 7 % above cpu.stat). A test
-# marked "both-cpus" therefore runs in a guest of its own kernel under
-# multi-threaded TCG, one host thread per vcpu, before the others and with
-# nothing beside it (our kernels only: Debian's die of the text rewrite
-# race under multi-threaded TCG).
+# marked "one-vcpu" therefore runs in a guest of its own kernel with one
+# vcpu, where no vcpu waits for another, planned like the other guests.
 #
 # Result lines stream as they come, prefixed [host] or with their guest
 # ([guest 1]: the first kernel's guest 1; [guest]: another kernel's, named
 # in the line); a single guest's output streams in full. The full outputs
 # are OUT/host.ktap and OUT/guest<id>.ktap (id: 1..N for the first kernel,
 # then the kernel's name, NAME-1..NAME-k when it has several guests,
-# NAME-mt for its both-cpus tests).
+# NAME-1cpu for its one-vcpu tests).
 # --guest-cpus N gives each guest N vcpus (default 2; the runner's
 # self-test boots its guests with 1 beside the test guest).
 #
@@ -169,13 +167,13 @@ done
 # run_guest ID KERNEL NAME [--quiet]: boots guest ID (1..N or a kernel's
 # name) on its list, its output streaming on stdout unless --quiet; its exit
 # status in $OUT/guest<ID>.rc. NAME "-": result lines name no kernel.
-# $TCG: single (default) or multi.
+# $VCPUS: the guest's vcpus (default $GUEST_CPUS).
 run_guest() {
 	local id=$1 kernel=$2 name=$3 quiet=${4:-} env=
 	[ "$name" = - ] || env="KERNEL_NAME=$name"
-	VM_TCG_THREAD=${TCG:-single} scripts/vm-run.sh --kernel "$kernel" --cpus "$GUEST_CPUS" \
+	VM_TCG_THREAD=single scripts/vm-run.sh --kernel "$kernel" --cpus "${VCPUS:-$GUEST_CPUS}" \
 		--timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
-		${env:+"$env"} GUEST_TCG="${TCG:-single}" VM_TESTS_DIR="$OUT/guest$id" \
+		${env:+"$env"} GUEST_TCG=single VM_TESTS_DIR="$OUT/guest$id" \
 		scripts/run-tests.sh 2>"$OUT/vm$id-run.err"
 	echo $? >"$OUT/guest$id.rc"
 }
@@ -202,22 +200,22 @@ stream_results() {
 		grep --line-buffered -E '^(ok|not ok) ' | sed -u "s/^/$2 /"
 }
 
-# start_job JOB: starts a job of the plan ("id kernel seconds tcg") or the
-# host tests ("host") in the background, its result lines streaming; sets
-# JOB_PID to its pid
+# start_job JOB: starts a job of the plan ("id kernel seconds vcpus") or
+# the host tests ("host") in the background, its result lines streaming;
+# sets JOB_PID to its pid
 start_job() {
-	local id name _ image prefix="[guest]  " TCG
+	local id name _ image prefix="[guest]  " VCPUS
 	if [ "$1" = host ]; then
 		scripts/run-tests.sh --host "${FILTERS[@]}" >"$OUT/host.ktap" &
 		JOB_PID=$!
 		stream_results "$OUT/host.ktap" "[host]   " "$JOB_PID" &
 		return
 	fi
-	read -r id name _ TCG <<<"$1"
+	read -r id name _ VCPUS <<<"$1"
+	[ "$VCPUS" = 1 ] || VCPUS=
 	image=${IMAGE[$name]}
 	case $id in [0-9]*) prefix="[guest $id]" ;; esac
 	if [[ $image == deb:* ]]; then
-		TCG=single	# never multi-threaded: see above
 		set -- run_debian_guest "$id" "$name" "$name"
 	else
 		set -- run_guest "$id" "$image" "$name"
@@ -260,26 +258,17 @@ FILTERS=("$@")
 IDS=()
 order=
 for job in "${PLAN[@]}"; do
-	read -r id name secs tcg <<<"$job"
+	read -r id name secs vcpus <<<"$job"
 	IDS+=("$id")
 	order+=" $id"
 	case $id in [0-9]*) [ "$name" = - ] || order+=" ($name)" ;; esac
 	order+=" ~${secs}s"
-	[ "$tcg" = multi ] && order+=" alone on both host cpus"
+	[ "$vcpus" = 1 ] && order+=" (one vcpu)"
 	order+=","
 done
 echo "== host tests and ${#PLAN[@]} guest(s), $SLOTS at a time (one host cpu each):${order%,}; full output in $OUT/"
-# the both-cpus guests, each alone (they come first in the plan), then the
-# host tests and the other guests, $SLOTS at a time
-QUEUE=(host)
-for job in "${PLAN[@]}"; do
-	if [[ $job == *multi ]]; then
-		start_job "$job"
-		wait "$JOB_PID"
-		continue
-	fi
-	QUEUE+=("$job")
-done
+# the host tests and the guests, $SLOTS at a time
+QUEUE=(host "${PLAN[@]}")
 running=()
 for job in "${QUEUE[@]}"; do
 	while [ ${#running[@]} -ge "$SLOTS" ]; do

@@ -16,9 +16,9 @@
 # and their results are printed in list order when the last one ends;
 # "no-patch" for a test that needs no kernel patch of ours: `make check`
 # runs it on every kernel of tests/kernels.list, Debian's own included;
-# "both-cpus" for a test that needs its guest's two vcpus each on a host cpu
-# of its own: `make check` runs it in a guest of its own under multi-threaded
-# TCG with nothing beside it (scripts/check.sh says why); our kernels only;
+# "one-vcpu" for a test that needs a guest where no vcpu waits for another:
+# `make check` runs it in a guest of its own with one vcpu (scripts/check.sh
+# says why);
 # "kernel=NAME" for a test that runs on that kernel of the list only (a
 # long one that one kernel is enough for, or one whose result does not
 # depend on the kernel): it is selected only when $KERNEL_NAME is NAME.
@@ -84,7 +84,7 @@ parse_line() {
 		kernel=*) only=${rest%%[[:space:]]*}; only=${only#kernel=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
-		both-cpus[[:space:]]*) ;;	# for scripts/check.sh
+		one-vcpu[[:space:]]*) ;;	# for scripts/check.sh
 		no-patch[[:space:]]*) nopatch=1 ;;
 		*) break ;;
 		esac

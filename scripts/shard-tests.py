@@ -24,14 +24,14 @@ the host tests (whose runner self-test boots five guests of its own). Each
 test goes to the guest of its kernel with the least expected time so far,
 longest first.
 
-A kernel's "both-cpus" tests, which need each vcpu on a host cpu of its
-own, go to a guest of their own, NAME-mt, under multi-threaded TCG, which
-make check runs alone, before the others.
+A kernel's "one-vcpu" tests, which need a guest where no vcpu waits for
+another, go to a guest of their own with one vcpu, NAME-1cpu, planned like
+the others.
 
 Prints one line per guest, in the order to start them: its id, its kernel,
-its expected seconds and its TCG ("single" or "multi"), tab-separated. The
-both-cpus guests come first, then guest 1 of the first kernel, then the
-longest first, so that the short ones fill the end.
+its expected seconds and its vcpus ("2", or "1" for a one-vcpu guest),
+tab-separated. Guest 1 of the first kernel comes first, then the longest
+first, so that the short ones fill the end.
 
 Expected times come from the SECONDS-FILEs ("name seconds" per line; a later
 file wins): tests/vm-tests.d/seconds.txt, measured once and committed, then
@@ -95,7 +95,7 @@ def remember(seen_path, ktaps):
     os.replace(seen_path + ".tmp", seen_path)
 
 
-FLAGS = ("every-guest", "no-patch", "parallel", "both-cpus")
+FLAGS = ("every-guest", "no-patch", "parallel", "one-vcpu")
 
 
 def has_option(line, option):
@@ -131,7 +131,7 @@ class Kernel:
         self.name = name
         self.every = []     # (name, line) of scope every-guest
         self.shared = []    # (name, line), in list order
-        self.alone = []     # (name, line) of the both-cpus tests
+        self.alone = []     # (name, line) of the one-vcpu tests
 
 
 def split(kernel, nguests, lookup, pin_parallel):
@@ -180,7 +180,7 @@ def plan(args):
         k = by_name[kname]
         if scope == "every-guest":
             k.every.append((name, line))
-        elif has_option(line, "both-cpus"):
+        elif has_option(line, "one-vcpu"):
             k.alone.append((name, line))
         else:
             k.shared.append((name, line))
@@ -197,15 +197,14 @@ def plan(args):
     total = host + sum(guest_seconds(k.shared + k.every, lookup_for(k, i == 0))
                        for i, k in enumerate(kernels) if k.shared)
     cap = max(total / max(slots, 1) / 3, MIN_GUEST_SECONDS)
-    jobs = []   # (id, kernel, seconds, tests, tcg)
-    alone = []  # the same, for the guests of both-cpus tests
+    jobs = []   # (id, kernel, seconds, tests, vcpus)
     for i, k in enumerate(kernels):
         first = i == 0
         lookup = lookup_for(k, first)
         if k.alone:
-            gid = "mt" if k.name == "-" else f"{k.name}-mt"
+            gid = "1cpu" if k.name == "-" else f"{k.name}-1cpu"
             tests = k.alone + k.every
-            alone.append((gid, k.name, guest_seconds(tests, lookup), tests, "multi"))
+            jobs.append((gid, k.name, guest_seconds(tests, lookup), tests, 1))
         if not k.shared:
             continue
         if first and wanted:
@@ -221,16 +220,17 @@ def plan(args):
                 gid = k.name
             else:
                 gid = f"{k.name}-{g + 1}"
-            jobs.append((gid, k.name, guest_seconds(tests, lookup), tests, "single"))
-    for gid, _, _, tests, _ in alone + jobs:
+            jobs.append((gid, k.name, guest_seconds(tests, lookup), tests, 2))
+    for gid, _, _, tests, _ in jobs:
         os.makedirs(f"{outdir}/guest{gid}", exist_ok=True)
         with open(f"{outdir}/guest{gid}/tests.list", "w") as f:
             f.write("".join(line + "\n" for _, line in tests))
-    # the both-cpus guests first, each alone; then the first kernel's guest
-    # 1, beside the host tests; then the longest first
-    order = alone + jobs[:1] + sorted(jobs[1:], key=lambda j: -j[2])
-    for gid, kname, secs, _, tcg in order:
-        print(f"{gid}\t{kname}\t{secs:.0f}\t{tcg}")
+    # the first kernel's guest 1, beside the host tests; then the longest
+    # first
+    first = [j for j in jobs if j[0] == "1"]
+    order = first + sorted((j for j in jobs if j[0] != "1"), key=lambda j: -j[2])
+    for gid, kname, secs, _, vcpus in order:
+        print(f"{gid}\t{kname}\t{secs:.0f}\t{vcpus}")
 
 
 def main(args):
