@@ -2,7 +2,7 @@
 # In the guest (bench/tb-profile/run.sh): BACKEND EVENTS LOOPS: the pipe
 # ping-pong between two cgroups on cpu 0 (as bench/workload.sh), counted by
 # BACKEND through cgbench (none: not counted).
-set -eu
+set -euo pipefail
 b=$1 ev=$2 loops=$3
 export PATH=$PWD/build/bin:$PATH
 r=/sys/fs/cgroup
