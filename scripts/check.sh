@@ -255,6 +255,24 @@ guest_verdict() {
 }
 
 FILTERS=("$@")
+# Stopped (Ctrl-C, kill), stop every guest and the host tests too: each
+# guest's scripts/vm-run.sh stops its QEMU when signalled.
+# descendants PID: the pids below PID, collected before any is signalled
+descendants() {
+	local c
+	for c in $(pgrep -P "$1"); do
+		echo "$c"
+		descendants "$c"
+	done
+}
+# shellcheck disable=SC2317 # run by the trap
+stop_all() {
+	trap - INT TERM HUP
+	# shellcheck disable=SC2046 # one pid per word
+	kill -TERM $(descendants $$) 2>/dev/null
+	exit 143
+}
+trap stop_all INT TERM HUP
 IDS=()
 order=
 for job in "${PLAN[@]}"; do

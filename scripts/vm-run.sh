@@ -202,6 +202,12 @@ fi
 CONSOLE=$RUNDIR/console.log
 timeout "$TIMEOUT" "${QEMU[@]}" -serial "file:$CONSOLE" </dev/null &
 QPID=$!
+# timeout runs QEMU in a process group of its own, which a Ctrl-C or a
+# kill of the run does not reach: stop it ourselves (timeout passes the
+# signal on to QEMU)
+# shellcheck disable=SC2317 # run by the trap
+stop_guest() { kill "$QPID" 2>/dev/null; exit 143; }
+trap stop_guest INT TERM HUP
 if [ $QUIET = 0 ]; then
 	( while [ ! -f "$RUNDIR/out" ] && kill -0 $QPID 2>/dev/null; do sleep 0.2; done
 	  [ -f "$RUNDIR/out" ] && exec tail -n +1 -s 0.3 -f --pid=$QPID "$RUNDIR/out" ) &
