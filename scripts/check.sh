@@ -91,7 +91,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$SLOTS" -ge 1 ] 2>/dev/null || SLOTS=1
+# what each test took last time, per first kernel image: a debug kernel's
+# times (a 600 s stress run) would mislead the plan of a plain make check
 SECONDS_SEEN=build/test-seconds.txt
+case ${KERNEL:-build/bzImage} in
+build/bzImage) ;;
+*) SECONDS_SEEN=build/test-seconds-$(basename "$KERNEL").txt ;;
+esac
 # Two checks writing one result directory would mix their results: the
 # second waits for the first.
 mkdir -p "$(dirname "$OUT")"

@@ -35,7 +35,9 @@ first, so that the short ones fill the end.
 
 Expected times come from the SECONDS-FILEs ("name seconds" per line; a later
 file wins): tests/vm-tests.d/seconds.txt, measured once and committed, then
-build/test-seconds.txt, which `make check` rewrites after every run. A test
+build/test-seconds.txt, which `make check` rewrites after every run
+(build/test-seconds-IMAGE.txt when another image is the first kernel, as
+`make check-debug`'s debug kernel). A test
 is looked up as "kernel:name" first, then by its name. A test in neither counts
 as 10 seconds; consecutive "parallel" tests, run at once, as the longest of
 them; a guest's boot and the runner's setup as BOOT_SECONDS.
