@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
@@ -100,23 +99,6 @@ static int groupable(const struct cgcount *s)
 	return 1;
 }
 
-static int group_open(const struct cgcount *s, int e, int cpu, int group_fd)
-{
-	struct perf_event_attr attr = s->events[e].attr;
-	int fd;
-
-	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	/*
-	 * The leader starts disabled and is enabled with the whole group: a
-	 * member added to a running software group of another software PMU
-	 * would not be scheduled in until the group is.
-	 */
-	attr.disabled = group_fd < 0;
-	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 /* 0, or -errno of the first event the kernel refused */
 static int open_groups(struct cgcount *s)
 {
@@ -124,7 +106,8 @@ static int open_groups(struct cgcount *s)
 
 	for (c = 0; c < s->nr_cpus; c++) {
 		for (e = 0; e < s->nr_events; e++) {
-			fd = group_open(s, e, s->cpus[c], e ? s->shared_fds[c] : -1);
+			fd = cgc_perf_open_grouped(&s->events[e], s->cpus[c],
+						   e ? s->shared_fds[c] : -1);
 			if (fd < 0)
 				return fd;
 			s->shared_fds[e * s->nr_cpus + c] = fd;

@@ -107,6 +107,10 @@ int cgc_perf_open_err(int err, const char *what);
 int cgc_parse_events(struct cgcount *s, const char *list);
 void cgc_free_events(struct cgcount *s);
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags);
+/* @ev cpu-wide on @cpu in the group led by @group_fd, read as a group
+ * (PERF_FORMAT_GROUP); @group_fd -1: a new group's leader, opened disabled,
+ * to be enabled once its members are in. An fd or -errno. */
+int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd);
 /* 1 if the kernel has PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not */
 int cgc_kernel_has_shared(void);
 

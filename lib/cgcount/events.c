@@ -152,15 +152,36 @@ void cgc_free_events(struct cgcount *s)
 	s->nr_events = 0;
 }
 
+static int perf_open_attr(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+			  unsigned long flags)
+{
+	int fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+			 flags | PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags)
 {
 	struct perf_event_attr attr = ev->attr;
-	int fd;
 
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	fd = syscall(SYS_perf_event_open, &attr, pid, cpu, -1, flags | PERF_FLAG_FD_CLOEXEC);
+	return perf_open_attr(&attr, pid, cpu, -1, flags);
+}
 
-	return fd < 0 ? -errno : fd;
+int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd)
+{
+	struct perf_event_attr attr = ev->attr;
+
+	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	/*
+	 * The leader starts disabled and is enabled with the whole group: a
+	 * member added to a running software group of another software PMU
+	 * would not be scheduled in until the group is.
+	 */
+	attr.disabled = group_fd < 0;
+	return perf_open_attr(&attr, -1, cpu, group_fd, 0);
 }
 
 int cgc_kernel_has_shared(void)
