@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The memcg statistics kfuncs of kernel/backport-6.12/0010, with the names and
+ * The memcg statistics kfuncs of kernel/backport-6.12/0012, with the names and
  * signatures Linux 7.0 merged, declared here so that BPF programs build
  * against any vmlinux.h (one generated from a kernel without them too).
  */

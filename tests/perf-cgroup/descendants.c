@@ -3,7 +3,8 @@
  * PERF_EVENT_IOC_ATTACH_CGROUPS with PERF_ATTACH_CGROUPS_DESCENDANTS: one
  * call attaches a cgroup, its descendants and every cgroup created below it
  * later, each counting from its creation, checked against cpu.stat and the
- * sum of the children; DETACH of the root and closing the event stop it;
+ * sum of the children, also with the perf_event controller on a cgroup v1
+ * hierarchy; DETACH of the root and closing the event stop it;
  * flags 0 is a plain ATTACH; bad input changes nothing.
  */
 #define _GNU_SOURCE
@@ -25,6 +26,7 @@ FIXTURE(tree) {
 	char a[PCG_PATH_MAX];
 	uint64_t idroot, ida;
 	struct pcg_events ev;
+	char v1[PCG_PATH_MAX];	/* perf_event's v1 mount, if any */
 };
 
 /* 1 if the kernel knows PERF_EVENT_IOC_ATTACH_CGROUPS: unknown flags fail */
@@ -53,6 +55,8 @@ FIXTURE_SETUP(tree)
 
 FIXTURE_TEARDOWN(tree)
 {
+	if (self->v1[0])
+		EXPECT_EQ(0, pcg_perf_event_v1_umount(self->v1));
 	pcg_close_events(&self->ev);
 	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
 }
@@ -73,7 +77,8 @@ static uint64_t make_cgroup(char *path, const char *parent, const char *name)
  * A cgroup that existed and two created later, one nested: each counts what
  * ran in it (cpu.stat), a parent is exactly the sum of its children.
  */
-TEST_F(tree, existing_and_later_descendants_count)
+static void check_later_descendants_count(struct __test_metadata *_metadata,
+					  FIXTURE_DATA(tree) *self)
 {
 	char b[PCG_PATH_MAX], c[PCG_PATH_MAX];
 	int64_t used_a, used_c, va, vb, vc, vroot;
@@ -105,6 +110,21 @@ TEST_F(tree, existing_and_later_descendants_count)
 	/* nothing ran in b or the root themselves */
 	EXPECT_EQ(vc, vb);
 	EXPECT_EQ(va + vb, vroot);
+}
+
+TEST_F(tree, existing_and_later_descendants_count)
+{
+	check_later_descendants_count(_metadata, self);
+}
+
+/*
+ * The same with the perf_event controller on a cgroup v1 hierarchy: the
+ * cgroup2 creations do not involve the controller, and still attach.
+ */
+TEST_F(tree, later_descendants_count_in_v1_v2_hybrid)
+{
+	ASSERT_EQ(0, pcg_perf_event_v1_mount(self->v1));
+	check_later_descendants_count(_metadata, self);
 }
 
 /* Every one of many cgroups created later gets its own record. */

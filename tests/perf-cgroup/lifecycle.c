@@ -3,7 +3,9 @@
  * Life cycle of the nodes of a multi-cgroup perf event: nothing counted
  * before ATTACH, re-ATTACH keeps counts and adds new cgroups, DETACH removes
  * only its nodes, a removed cgroup keeps its final counts, a task moving
- * between cgroups leaves its counts up to the move with the old cgroup, and
+ * between cgroups, by itself or moved while it runs, leaves its counts up to
+ * the move with the old cgroup (also with the perf_event controller on a
+ * cgroup v1 hierarchy), and
  * READ_CGROUPS returns exactly what READ_CGROUP returns for each node; a
  * closed group member keeps its final count and its place in the layout;
  * counts charged to a node and not yet read go to the ancestors that were
@@ -28,6 +30,7 @@ FIXTURE(life) {
 	uint64_t ida, idb;
 	struct pcg_worker_stat *st;
 	struct pcg_events ev;
+	char v1[PCG_PATH_MAX];	/* perf_event's v1 mount, if any */
 };
 
 FIXTURE_SETUP(life)
@@ -48,6 +51,8 @@ FIXTURE_SETUP(life)
 
 FIXTURE_TEARDOWN(life)
 {
+	if (self->v1[0])
+		EXPECT_EQ(0, pcg_perf_event_v1_umount(self->v1));
 	pcg_close_events(&self->ev);
 	pcg_stats_free(self->st, 2);
 	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
@@ -361,6 +366,53 @@ TEST_F(life, task_migration_splits_counts)
 	EXPECT_TRUE(pcg_within_pct(vb, after, 10));
 	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
 	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
+}
+
+/*
+ * Another task moves a busy task from a to b while it runs alone on cpu 1,
+ * where nothing switches it out at the move: a's node must still hold what
+ * it used up to the move, b's the rest (cpu.stat of each, 5%).
+ */
+static void check_running_task_moved(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(life) *self)
+{
+	uint64_t ids[2] = { self->ida, self->idb };
+	int64_t ua0, ub0, ua, ub, va, vb;
+	pid_t pid;
+
+	if (pcg_nr_cpus() < 2)
+		SKIP(return, "needs 2 cpus");
+	ASSERT_EQ(0, pcg_pin_self(0));
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	ua0 = usage_ns(self->a);
+	ub0 = usage_ns(self->b);
+	pid = pcg_spawn_busy(self->a, BUSY_NS, 1, &self->st[0]);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, pcg_wait_ready(&self->st[0], 10000));
+	usleep(BUSY_NS / 2 / 1000);
+	ASSERT_EQ(0, pcg_cg_move(self->b, pid));
+	ASSERT_EQ(0, pcg_wait(pid));
+	ua = usage_ns(self->a) - ua0;
+	ub = usage_ns(self->b) - ub0;
+	va = node_value(&self->ev, self->ida);
+	vb = node_value(&self->ev, self->idb);
+
+	TH_LOG("a: node %ld cpu.stat %ld; b: node %ld cpu.stat %ld",
+	       va, ua, vb, ub);
+	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
+	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
+}
+
+TEST_F(life, running_task_moved_splits_counts)
+{
+	check_running_task_moved(_metadata, self);
+}
+
+/* The same with the perf_event controller on a cgroup v1 hierarchy. */
+TEST_F(life, running_task_moved_splits_counts_in_v1_v2_hybrid)
+{
+	ASSERT_EQ(0, pcg_perf_event_v1_mount(self->v1));
+	check_running_task_moved(_metadata, self);
 }
 
 /* One READ_CGROUPS returns, per node, exactly what READ_CGROUP returns. */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,6 +58,34 @@ int pcg_cg_create_test_root(char *out, const char *tag)
 		return -ENOENT;
 	snprintf(name, sizeof(name), "pcg-%s-%d", tag, getpid());
 	return pcg_cg_create(out, root, name);
+}
+
+/*
+ * Mount the perf_event controller alone on a cgroup v1 hierarchy at a new
+ * directory, @dir (PCG_PATH_MAX bytes): a v1/v2 hybrid, where cgroup2 moves
+ * and creations no longer involve the controller.  An implicit cgroup2
+ * controller, it can be taken while cgroup2 is in use.  0 or -errno.
+ */
+int pcg_perf_event_v1_mount(char *dir)
+{
+	snprintf(dir, PCG_PATH_MAX, "/tmp/pcg-v1-XXXXXX");
+	if (!mkdtemp(dir))
+		return -errno;
+	if (mount("pcg-perf_event", dir, "cgroup", 0, "perf_event")) {
+		int err = -errno;
+
+		rmdir(dir);
+		return err;
+	}
+	return 0;
+}
+
+/* Undo pcg_perf_event_v1_mount(): perf_event goes back to cgroup2. */
+int pcg_perf_event_v1_umount(const char *dir)
+{
+	if (umount(dir) || rmdir(dir))
+		return -errno;
+	return 0;
 }
 
 int pcg_cg_remove(const char *path)

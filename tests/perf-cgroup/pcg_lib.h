@@ -42,6 +42,9 @@ int pcg_cg_nr_procs(const char *path);
 
 /* A private test cgroup directly under the cgroup v2 root. */
 int pcg_cg_create_test_root(char *out, const char *tag);
+/* perf_event on a cgroup v1 hierarchy at a new directory (a v1/v2 hybrid) */
+int pcg_perf_event_v1_mount(char *dir);
+int pcg_perf_event_v1_umount(const char *dir);
 
 /* ---- perf events ---- */
 
