@@ -324,7 +324,7 @@ profile() {
 # is left out): the per-cgroup events' cgroup switch and the PMU callbacks
 # that schedule their events out and in (x86_pmu_* for hardware events,
 # where they reprogram the PMU; the software PMUs' here), the shared
-# event's flush and hash lookups (kernel patch 0002), counter reads, BPF
+# event's flush and hash lookups (kernel patch 0001), counter reads, BPF
 # programs' entry points (tracepoint and perf overflow) and rstat's update.
 PATH_FUNCS='__perf_event_task_sched_(in|out)|perf_cgroup_switch|ctx_sched_(in|out)|event_sched_(in|out)'
 PATH_FUNCS+='|x86_pmu_(add|del)|cpu_clock_event_(add|del)|perf_swevent_(add|del)'

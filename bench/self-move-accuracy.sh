@@ -12,7 +12,7 @@
 # cgroup that switches out next. Idle and the root cgroup's tasks are the
 # same cgroup, so the idle second has no cgroup switch in it, and the task
 # that moved itself switches out of smacc with all of it. Per-cgroup
-# events, the shared event (perf_cgroup_share_move, kernel patch 0002) and rstat
+# events, the shared event (perf_cgroup_share_move, kernel patch 0001) and rstat
 # (fentry/css_set_move_task) charge the old cgroup at the move.
 # No set -e or pipefail: a backend perf refuses prints its error and the next one runs.
 set -u

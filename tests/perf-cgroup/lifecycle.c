@@ -9,8 +9,9 @@
  * READ_CGROUPS returns exactly what READ_CGROUP returns for each node; a
  * closed group member keeps its final count and its place in the layout;
  * counts charged to a node and not yet read go to the ancestors that were
- * attached when they were counted, and only to those; a vector read can
- * detach removed cgroups after their last record.
+ * attached when they were counted, and only to those; a cgroup attached or
+ * detached after it ran charges its own node or its parent's from then on;
+ * a vector read can detach removed cgroups after their last record.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -148,6 +149,72 @@ TEST_F(life, detached_child_hands_unread_counts_to_parent)
 	vroot = node_value(&self->ev, idroot);
 	TH_LOG("root %ld, a's cpu.stat %ld", vroot, used);
 	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
+}
+
+/* Run a worker busy in @cg on cpu 0 for @ns; cpu.stat's usage of it (ns). */
+static int64_t run_busy_cpu0(const char *cg, uint64_t ns)
+{
+	int64_t u0 = usage_ns(cg);
+
+	if (pcg_wait(pcg_spawn_busy(cg, ns, 0, NULL)))
+		return -1;
+	return usage_ns(cg) - u0;
+}
+
+/*
+ * Each event remembers which node a cgroup charges.  c below a runs while
+ * only a is attached (a counts it), then c is attached and runs again on
+ * the same cpu: c's node must hold the second run, a both.
+ */
+TEST_F(life, child_attached_later_counts_its_own_runs)
+{
+	char c[PCG_PATH_MAX];
+	int64_t u1, u2, va, vc;
+	uint64_t idc;
+
+	ASSERT_EQ(0, pcg_cg_create(c, self->a, "c"));
+	idc = pcg_cg_id(c);
+	ASSERT_NE(0, idc);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
+	u1 = run_busy_cpu0(c, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, u1);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, &idc, 1));
+	u2 = run_busy_cpu0(c, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, u2);
+
+	va = node_value(&self->ev, self->ida);
+	vc = node_value(&self->ev, idc);
+	TH_LOG("c %ld (second run's cpu.stat %ld), a %ld (both %ld)",
+	       vc, u2, va, u1 + u2);
+	EXPECT_TRUE(pcg_within_pct(vc, u2, 5));
+	EXPECT_TRUE(pcg_within_pct(va, u1 + u2, 5));
+}
+
+/*
+ * The other way: c and a attached, c runs, c is detached and runs again
+ * on the same cpu: a must hold both runs, and c's node is gone.
+ */
+TEST_F(life, detached_child_counts_in_parent_afterwards)
+{
+	char c[PCG_PATH_MAX];
+	uint64_t ids[2];
+	int64_t u1, u2, va;
+
+	ASSERT_EQ(0, pcg_cg_create(c, self->a, "c"));
+	ids[0] = self->ida;
+	ids[1] = pcg_cg_id(c);
+	ASSERT_NE(0, ids[1]);
+	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
+	u1 = run_busy_cpu0(c, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, u1);
+	ASSERT_EQ(0, pcg_detach_all(&self->ev, &ids[1], 1));
+	u2 = run_busy_cpu0(c, SHORT_NS);
+	ASSERT_LE((int64_t)SHORT_NS, u2);
+
+	va = node_value(&self->ev, self->ida);
+	TH_LOG("a %ld, c's cpu.stat %ld + %ld", va, u1, u2);
+	EXPECT_TRUE(pcg_within_pct(va, u1 + u2, 5));
+	EXPECT_EQ(-ENOENT, node_value(&self->ev, ids[1]));
 }
 
 /* The ids of the records of one READ_CGROUPS, or -errno. */
