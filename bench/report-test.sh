@@ -36,10 +36,10 @@ has_rows() { # GROUP: the CSV has rows of that group (a pass the run made)
 	python3 -c 'import csv, sys
 sys.exit(not any(r["group"] == sys.argv[2] for r in csv.DictReader(open(sys.argv[1]))))' "$src/results.csv" "$1"
 }
-varies() { # COLUMN: the sessions had more than one value of it (a line to plot)
+varies() { # COLUMN: the pipe was measured at more than one value of it
 	python3 -c 'import csv, sys
 sys.exit(len({r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1]))
-              if r["group"] == "session"}) < 2)' "$src/results.csv" "$1"
+              if r["metric"] == "pipe_us_per_op"}) < 2)' "$src/results.csv" "$1"
 }
 # a plot against G or depth needs two values of it (--configs may give one)
 varies G && plots+=" per-switch-pipe-vs-G per-switch-ring-vs-G"

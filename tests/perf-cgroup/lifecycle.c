@@ -151,16 +151,6 @@ TEST_F(life, detached_child_hands_unread_counts_to_parent)
 	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
 }
 
-/* Run a worker busy in @cg on cpu 0 for @ns; cpu.stat's usage of it (ns). */
-static int64_t run_busy_cpu0(const char *cg, uint64_t ns)
-{
-	int64_t u0 = usage_ns(cg);
-
-	if (pcg_wait(pcg_spawn_busy(cg, ns, 0, NULL)))
-		return -1;
-	return usage_ns(cg) - u0;
-}
-
 /*
  * Each event remembers which node a cgroup charges.  c below a runs while
  * only a is attached (a counts it), then c is attached and runs again on
@@ -176,10 +166,10 @@ TEST_F(life, child_attached_later_counts_its_own_runs)
 	idc = pcg_cg_id(c);
 	ASSERT_NE(0, idc);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
-	u1 = run_busy_cpu0(c, SHORT_NS);
+	u1 = run_busy_on(c, SHORT_NS, 0);
 	ASSERT_LE((int64_t)SHORT_NS, u1);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &idc, 1));
-	u2 = run_busy_cpu0(c, SHORT_NS);
+	u2 = run_busy_on(c, SHORT_NS, 0);
 	ASSERT_LE((int64_t)SHORT_NS, u2);
 
 	va = node_value(&self->ev, self->ida);
@@ -205,10 +195,10 @@ TEST_F(life, detached_child_counts_in_parent_afterwards)
 	ids[1] = pcg_cg_id(c);
 	ASSERT_NE(0, ids[1]);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
-	u1 = run_busy_cpu0(c, SHORT_NS);
+	u1 = run_busy_on(c, SHORT_NS, 0);
 	ASSERT_LE((int64_t)SHORT_NS, u1);
 	ASSERT_EQ(0, pcg_detach_all(&self->ev, &ids[1], 1));
-	u2 = run_busy_cpu0(c, SHORT_NS);
+	u2 = run_busy_on(c, SHORT_NS, 0);
 	ASSERT_LE((int64_t)SHORT_NS, u2);
 
 	va = node_value(&self->ev, self->ida);

@@ -40,15 +40,23 @@ static inline int64_t node_value(struct pcg_events *ev, uint64_t id)
 	return ret < 0 ? ret : (int64_t)r.value;
 }
 
-/* Run a busy worker in cg; return how much cpu.stat says it used (ns). */
-static inline int64_t run_busy(const char *cg, uint64_t ns)
+/*
+ * Run a busy worker in cg, pinned to cpu (-1: anywhere); return how much
+ * cpu.stat says it used (ns).
+ */
+static inline int64_t run_busy_on(const char *cg, uint64_t ns, int cpu)
 {
 	int64_t u0 = usage_ns(cg);
-	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
+	pid_t pid = pcg_spawn_busy(cg, ns, cpu, NULL);
 
 	if (pid < 0 || pcg_wait(pid))
 		return -1;
 	return usage_ns(cg) - u0;
+}
+
+static inline int64_t run_busy(const char *cg, uint64_t ns)
+{
+	return run_busy_on(cg, ns, -1);
 }
 
 #endif /* PCG_TEST_H */
