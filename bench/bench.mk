@@ -40,19 +40,19 @@ bench-smoke: tests kernel-bench
 bench-profile: tests kernel-bench
 	@bench/run.sh --mode profile $(BENCH_KERNEL) $(BENCH_ARGS)
 
-# ---- bench/bpf-rstat: the collector's per-switch cost on the host (host.sh) ----
-BENCH_RSTAT_OUT := $(BUILD)/bench/bpf-rstat
+# ---- bench/cgrstat: the collector's per-switch cost on the host (host.sh) ----
+BENCH_RSTAT_OUT := $(BUILD)/bench/cgrstat
 
-$(BENCH_RSTAT_OUT)/pingpong: bench/bpf-rstat/pingpong.c
+$(BENCH_RSTAT_OUT)/pingpong: bench/cgrstat/pingpong.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $< -o $@
 
 GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong
 
 # trigger: cgroup-switches perf event vs tp_btf/sched_switch as the collector's trigger
-$(eval $(call BPF_SKEL_RULES,bench/bpf-rstat,$(BENCH_RSTAT_OUT)))
+$(eval $(call BPF_SKEL_RULES,bench/cgrstat,$(BENCH_RSTAT_OUT)))
 
-$(BENCH_RSTAT_OUT)/trigger: bench/bpf-rstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h \
+$(BENCH_RSTAT_OUT)/trigger: bench/cgrstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h \
 		$$(CGRSTAT_SKEL) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_RSTAT_OUT) -I$(CGRSTAT_OUT) $< $(LIBBPF_A) \
@@ -62,8 +62,8 @@ GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h tools/cli.h \
-		tests/memcg-stat/mcg_util.c tests/memcg-stat/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+		tests/memcg/mcg_util.c tests/memcg/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) -Itools -Itests/memcg-stat -Itests/lib $< tests/memcg-stat/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) -Itools -Itests/memcg -Itests/lib $< tests/memcg/mcg_util.c $(MEMCG_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

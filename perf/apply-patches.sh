@@ -6,7 +6,7 @@
 # on top (git apply --cached, patch by patch), and libcgrstat's program and
 # loader, with the cgroup helpers of lib/cgutil the loader uses, copied into
 # tools/perf (CGRSTAT_COPIES: perf's rstat backend runs the library's own,
-# byte for byte; tests/perf-stat/cgrstat-copies.sh).  Recreated only when SRC's HEAD or a perf patch
+# byte for byte; tests/perf/cgrstat-copies.sh).  Recreated only when SRC's HEAD or a perf patch
 # changed (key in WORKTREE/.perf-patches-applied); perf's own make then
 # rebuilds what changed.  Fails naming the patch that does not apply.
 set -euo pipefail
@@ -17,8 +17,8 @@ PATCHDIR=$(cd "$(dirname "$0")" && pwd)/patches
 LIB_DIR=$(cd "$(dirname "$0")/../lib" && pwd)
 # file of lib/ -> its path in the kernel tree
 CGRSTAT_COPIES=(
-	"cgrstat/rstat_counters.bpf.c tools/perf/util/bpf_skel/rstat_counters.bpf.c"
-	"cgrstat/rstat_kfuncs.bpf.h tools/perf/util/bpf_skel/rstat_kfuncs.bpf.h"
+	"cgrstat/cgrstat.bpf.c tools/perf/util/bpf_skel/cgrstat.bpf.c"
+	"cgrstat/cgrstat_kfuncs.bpf.h tools/perf/util/bpf_skel/cgrstat_kfuncs.bpf.h"
 	"cgrstat/cgrstat.c tools/perf/util/cgrstat.c"
 	"cgrstat/cgrstat.h tools/perf/util/cgrstat.h"
 	"cgrstat/cgrstat_int.h tools/perf/util/cgrstat_int.h"

@@ -67,6 +67,6 @@ $(2)/%.bpf.o: $(1)/%.bpf.c $(VMLINUX_H) $(LIBBPF_HDRS_STAMP) $$(wildcard $(1)/*.
 	$$(BPF_CLANG) $$(BPF_CFLAGS) -I$(1) -c $$< -o $$@
 
 $(2)/%.skel.h: $(2)/%.bpf.o $(BPFTOOL)
-	$$(BPFTOOL) gen skeleton $$< name $$(subst -,_,$$(notdir $$*)) > $$@.tmp && mv $$@.tmp $$@
+	$$(BPFTOOL) gen skeleton $$< name $$(or $$(SKEL_NAME),$$(subst -,_,$$(notdir $$*))) > $$@.tmp && mv $$@.tmp $$@
 endef
 

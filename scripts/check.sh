@@ -16,7 +16,7 @@
 # option no-patch (they need no kernel patch of ours: the rstat backend,
 # libcgcount's auto, perf stat on events and rstat, the memcg reader). A
 # patched 7.3 is one more line: "patched-7.3  build/bzImage-7.3  all".
-# Every guest result line names its kernel: "ok 12 stock-6.1: bpf-rstat-cgrstat";
+# Every guest result line names its kernel: "ok 12 stock-6.1: cgrstat";
 # a test sees its kernel's name in $KERNEL_NAME. A kernel that no selected
 # test runs on is not booted.
 #

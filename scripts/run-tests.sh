@@ -28,7 +28,7 @@
 # when our patched kernels run all of it.
 # TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
 # set (scripts/check.sh sets it), every result line names the kernel:
-# "ok 3 stock-6.1: bpf-rstat-cgrstat # 16s".
+# "ok 3 stock-6.1: cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
 # name, "every-guest" or "one-guest", and its list line, separated by tabs.
 # Each test runs from /repo with bash; its own KTAP/TAP output is indented

@@ -9,7 +9,7 @@
  * into per-cgroup totals and propagates them to parents, children first;
  * dump_vmscan (iter.s/cgroup, one pinned file per cgroup) flushes and prints
  * "cg_id: N, total_vmscan_delay: NS" for its cgroup.
- * The rstat kfuncs of every kernel from 6.1 on: lib/cgrstat/rstat_kfuncs.bpf.h.
+ * The rstat kfuncs of every kernel from 6.1 on: lib/cgrstat/cgrstat_kfuncs.bpf.h.
  */
 #define BPF_NO_KFUNC_PROTOTYPES
 #include "vmlinux.h"
@@ -17,7 +17,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "rstat_kfuncs.bpf.h"	/* lib/cgrstat: the kfuncs on 6.1 .. 7.x */
+#include "cgrstat_kfuncs.bpf.h"	/* lib/cgrstat: the kfuncs on 6.1 .. 7.x */
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -24,7 +24,7 @@
 #include "cgrstat.h"
 #include "cgrstat_int.h"
 #include "cgutil.h"
-#include "rstat_counters.skel.h"
+#include "cgrstat.skel.h"
 
 #define NAME_LEN 32
 /* Cgroups the maps hold by default: 4 times those present at open (room
@@ -53,8 +53,8 @@ struct event_desc {
 };
 
 struct cgrstat {
-	struct rstat_counters *skel;
-	struct rstat_counters *text_skel;	/* cgrstat_dump_text, on first use */
+	struct cgrstat_bpf *skel;
+	struct cgrstat_bpf *text_skel;	/* cgrstat_dump_text, on first use */
 	struct bpf_link *switch_link;
 	struct bpf_link *flush_link;
 	int nr_events;
@@ -422,10 +422,10 @@ static uint32_t total_bytes(int nr_events)
 static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool with_move_hook,
 		    uint32_t max_cgroups, const char *hook)
 {
-	struct rstat_counters *skel;
+	struct cgrstat_bpf *skel;
 	int i;
 
-	skel = rstat_counters__open();
+	skel = cgrstat_bpf__open();
 	if (!skel)
 		return fail(errno, "cannot open the BPF object: %s", strerror(errno));
 	s->skel = skel;
@@ -515,10 +515,10 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	for (;;) {
 		err = open_bpf(s, &kf, move_hook, max_cgroups, hook);
 		if (!err)
-			err = rstat_counters__load(s->skel);
+			err = cgrstat_bpf__load(s->skel);
 		if (!err || !move_hook)
 			break;
-		rstat_counters__destroy(s->skel);
+		cgrstat_bpf__destroy(s->skel);
 		s->skel = NULL;
 		move_hook = false;
 	}
@@ -650,8 +650,8 @@ void cgrstat_close(struct cgrstat *s)
 	free(s->perf_fds);
 	if (s->records)
 		munmap((void *)s->records, s->records_len);
-	rstat_counters__destroy(s->text_skel);
-	rstat_counters__destroy(s->skel);
+	cgrstat_bpf__destroy(s->text_skel);
+	cgrstat_bpf__destroy(s->skel);
 	free(s);
 }
 
@@ -864,7 +864,7 @@ int cgrstat_read_all(struct cgrstat *s, struct cgrstat_record **recs, size_t *nr
  */
 static int text_program(struct cgrstat *s, struct bpf_program **prog)
 {
-	struct rstat_counters *t;
+	struct cgrstat_bpf *t;
 	struct bpf_program *p;
 	struct bpf_map *m;
 	int err;
@@ -873,7 +873,7 @@ static int text_program(struct cgrstat *s, struct bpf_program **prog)
 		*prog = s->text_skel->progs.cgrstat_dump_text;
 		return 0;
 	}
-	t = rstat_counters__open();
+	t = cgrstat_bpf__open();
 	if (!t)
 		return fail(errno, "cannot open the BPF object: %s", strerror(errno));
 	bpf_object__for_each_program(p, t->obj)
@@ -888,14 +888,14 @@ static int text_program(struct cgrstat *s, struct bpf_program **prog)
 		else
 			err = bpf_map__set_autocreate(m, false);
 		if (err) {
-			rstat_counters__destroy(t);
+			cgrstat_bpf__destroy(t);
 			return fail(-err, "cannot share map '%s' with the text iterator: %s",
 				    bpf_map__name(m), strerror(-err));
 		}
 	}
-	err = rstat_counters__load(t);
+	err = cgrstat_bpf__load(t);
 	if (err) {
-		rstat_counters__destroy(t);
+		cgrstat_bpf__destroy(t);
 		return fail(refused(-err), "the kernel refused the text iterator: %s "
 			    "(CGRSTAT_DEBUG=2 shows the verifier log)", strerror(-err));
 	}

@@ -1,7 +1,7 @@
 # lib/cgrstat/cgrstat.mk - libcgrstat, the BPF rstat backend (no kernel patch).
 #
 #   $(CGRSTAT_LIB)      libcgrstat.a, API in lib/cgrstat/cgrstat.h; its BPF
-#                       program is lib/cgrstat/rstat_counters.bpf.c
+#                       program is lib/cgrstat/cgrstat.bpf.c
 #   $(CGRSTAT_LIB_SO)   libcgrstat.so.X.Y.Z (soname libcgrstat.so.X): exports
 #                       what libcgrstat.map lists, libbpf and cgutil inside
 #                       (libcgcount's convention, lib/README.md)
@@ -15,7 +15,7 @@
 # patches.sh copies it, with lib/cgutil/cgroup.c); cgrstat_events.c, the
 # event strings of cgrstat_open(), is the library's alone.
 CGRSTAT_DIR := lib/cgrstat
-CGRSTAT_OUT := $(BUILD)/bpf
+CGRSTAT_OUT := $(BUILD)/cgrstat
 CGRSTAT_LIB := $(CGRSTAT_OUT)/libcgrstat.a
 # x.y.z from CGRSTAT_{MAJOR,MINOR,PATCH}_VERSION in the header
 CGRSTAT_VERSION := $(shell awk '/^\#define CGRSTAT_(MAJOR|MINOR|PATCH)_VERSION/ \
@@ -23,7 +23,7 @@ CGRSTAT_VERSION := $(shell awk '/^\#define CGRSTAT_(MAJOR|MINOR|PATCH)_VERSION/ 
 CGRSTAT_SONAME := libcgrstat.so.$(firstword $(subst ., ,$(CGRSTAT_VERSION)))
 CGRSTAT_MAP := $(CGRSTAT_DIR)/libcgrstat.map
 CGRSTAT_LIB_SO := $(CGRSTAT_OUT)/libcgrstat.so.$(CGRSTAT_VERSION)
-CGRSTAT_SKEL := $(CGRSTAT_OUT)/rstat_counters.skel.h
+CGRSTAT_SKEL := $(CGRSTAT_OUT)/cgrstat.skel.h
 CGRSTAT_NAMES := cgrstat cgrstat_events
 CGRSTAT_SRCS := $(patsubst %,$(CGRSTAT_DIR)/%.c,$(CGRSTAT_NAMES))
 CGRSTAT_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(CGRSTAT_DIR) -Ilib/cgutil -isystem $(KHDR)
@@ -32,7 +32,9 @@ CGRSTAT_LDLIBS = $(CGRSTAT_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGU
 
 $(eval $(call BPF_SKEL_RULES,$(CGRSTAT_DIR),$(CGRSTAT_OUT)))
 # v3: atomic exchange (the slot's "marked" flag), kernel 5.12+
-$(CGRSTAT_OUT)/rstat_counters.bpf.o: BPF_CFLAGS += -mcpu=v3
+$(CGRSTAT_OUT)/cgrstat.bpf.o: BPF_CFLAGS += -mcpu=v3
+# struct cgrstat is the session: the skeleton is struct cgrstat_bpf
+$(CGRSTAT_OUT)/cgrstat.skel.h: SKEL_NAME := cgrstat_bpf
 
 CGRSTAT_OBJS := $(patsubst %,$(CGRSTAT_OUT)/%.o,$(CGRSTAT_NAMES))
 $(CGRSTAT_OBJS): $(CGRSTAT_OUT)/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_DIR)/cgrstat_int.h lib/cgutil/cgutil.h \

@@ -2,9 +2,9 @@
 # an ASan + UBSan build, and libcgutil's (lib/cgutil, ASan + UBSan) (listed in tests/vm-tests.d/60-cgcount.list and
 # tests/host-tests.d/60-cgcount.list).
 CGC_TEST_OUT := $(BUILD)/tests/cgcount
-CGC_TEST_SRCS := tests/cgcount/cgcount_test.c tests/perf-cgroup/pcg_lib.c
+CGC_TEST_SRCS := tests/cgcount/cgcount_test.c tests/kernel/pcg_lib.c
 CGC_TEST_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
-	-isystem $(KHDR) -I$(KSELFTEST_INC) -Itests/perf-cgroup -Itests/lib -I$(CGC_DIR) \
+	-isystem $(KHDR) -I$(KSELFTEST_INC) -Itests/kernel -Itests/lib -I$(CGC_DIR) \
 	$(CGUTIL_CFLAGS)
 CGC_TEST_DEPS := $(CGC_TEST_SRCS) $$(PCG_DEPS) $$(CGC_DIR)/cgcount.h
 

@@ -25,7 +25,7 @@ source tests/lib/tap.sh
 LIBS=(
 	"cgcount|lib/cgcount/cgcount.h|lib/cgcount/libcgcount.map|build/cgcount|CGCOUNT|lib/cgcount lib/cgrstat lib/cgutil"
 	"memcgstat|lib/memcg/memcg_stat.h|lib/memcg/libmemcgstat.map|build/memcg|MEMCG_STAT|lib/memcg lib/cgutil"
-	"cgrstat|lib/cgrstat/cgrstat.h|lib/cgrstat/libcgrstat.map|build/bpf|CGRSTAT|lib/cgrstat lib/cgutil"
+	"cgrstat|lib/cgrstat/cgrstat.h|lib/cgrstat/libcgrstat.map|build/cgrstat|CGRSTAT|lib/cgrstat lib/cgutil"
 )
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

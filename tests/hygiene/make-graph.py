@@ -21,7 +21,7 @@ os.chdir(ROOT)
 
 # the goals a user types that must not build the 7.3 kernel
 GOALS = ["demo", "perf", "tools", "build/bin/cgtop", "build/bin/cgrstat",
-         "build/tests/bpf-rstat/vmscan_test", "build/headers/include/linux/perf_event.h"]
+         "build/tests/cgrstat/vmscan_test", "build/headers/include/linux/perf_event.h"]
 FORBIDDEN = {"kernel", "kernel-7.3", "build/bzImage-7.3"}
 # the goals that boot the 7.3 kernel, and must build it
 NEEDS_73 = ["tests", "check", "all"]

@@ -17,7 +17,7 @@
 #  - examples/cgroup-counter/cgroup-counter.c: one self-contained file that
 #    teaches the ioctl ABI with libc alone (its own small event table, id
 #    and READ_CGROUPS loop);
-#  - tests/perf-cgroup/*: the ioctls' own tests, which call them directly
+#  - tests/kernel/*: the ioctls' own tests, which call them directly
 #    (with bad sizes and ids on purpose) so as not to test the library with
 #    itself;
 #  - tests/smoke/smoke.c: checks the kernel's cgroup file handle itself
@@ -72,7 +72,7 @@ mechanism "the table of generic event names" \
 mechanism "libpfm4's event encoding" \
 	'pfm_get_os_event_encoding *\(|pfm_initialize *\(' lib/cgutil/
 mechanism "the multi-cgroup ioctls (ATTACH/DETACH/READ_CGROUP(S))" \
-	'PERF_EVENT_IOC_(ATTACH|DETACH|READ)_CGROUPS?[,)]' lib/cgcount/ "$EXAMPLE" tests/perf-cgroup/
+	'PERF_EVENT_IOC_(ATTACH|DETACH|READ)_CGROUPS?[,)]' lib/cgcount/ "$EXAMPLE" tests/kernel/
 FILES=("*.sh" "*.patch" "*.py" "*.mk" Makefile)
 mechanism "scripts parse no mount table (findmnt)" '/proc/(self/)?(mounts|mountinfo)([^a-z_]|$)' \
 	tests/hygiene/one-implementation.sh

@@ -13,7 +13,7 @@
 #    its member never counted: <not counted>, exit 0.)
 #  - shared and rstat open each event on its own: they refuse, exit non-zero
 #    with a message naming the backend and the group.
-#   tests/perf-stat/event-groups.sh
+#   tests/perf/event-groups.sh
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -24,8 +24,8 @@ TOP=event-groups-$$
 LOOPS=${EVENT_GROUPS_LOOPS:-10000}
 GROUP='{cpu-clock,task-clock}'
 tmp=$(mktemp -d)
-# shellcheck source=tests/perf-stat/cpustat.sh
-source tests/perf-stat/cpustat.sh
+# shellcheck source=tests/perf/cpustat.sh
+source tests/perf/cpustat.sh
 
 # perf_ns FILE EVENT CGROUP: perf stat -x, count of EVENT (msec) in CGROUP, in ns
 perf_ns() {

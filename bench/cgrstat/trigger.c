@@ -8,7 +8,7 @@
  * kernel.bpf_stats_enabled, their run times per call break the collector's
  * down (hook and timing, counter reads, the rest); "read-count" reads them
  * without enabled/running times.
- * "collector" runs cgrstat's real collector (rstat_counters.bpf.c,
+ * "collector" runs cgrstat's real collector (cgrstat.bpf.c,
  * including cgroup_rstat_updated) without its fentry programs: the
  * per-switch cost on kernels that refuse fentry (the 6.18 host).
  */
@@ -25,7 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "trigger.skel.h"
-#include "rstat_counters.skel.h"
+#include "cgrstat.skel.h"
 
 #define MAX_CPUS 256
 
@@ -84,7 +84,7 @@ static int run(char **argv)
 static int collector_only(char **argv)
 {
 	int fds[2 * MAX_CPUS], nfds = 0, ncpu = libbpf_num_possible_cpus(), ret = 1;
-	struct rstat_counters *skel = rstat_counters__open();
+	struct cgrstat_bpf *skel = cgrstat_bpf__open();
 	struct bpf_link *link = NULL;
 
 	if (!skel || ncpu > MAX_CPUS)
@@ -95,7 +95,7 @@ static int collector_only(char **argv)
 	bpf_map__set_max_entries(skel->maps.events, 2 * ncpu);
 	bpf_program__set_autoload(skel->progs.cgrstat_flush, false);
 	bpf_program__set_autoload(skel->progs.cgrstat_migrate, false);
-	if (rstat_counters__load(skel))
+	if (cgrstat_bpf__load(skel))
 		goto out;
 	open_counters(bpf_map__fd(skel->maps.events), ncpu, fds, &nfds, ncpu);
 	link = bpf_program__attach(skel->progs.cgrstat_switch);
@@ -107,7 +107,7 @@ out:
 	bpf_link__destroy(link);
 	while (nfds)
 		close(fds[--nfds]);
-	rstat_counters__destroy(skel);
+	cgrstat_bpf__destroy(skel);
 	return ret;
 }
 

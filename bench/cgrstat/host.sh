@@ -4,8 +4,8 @@
 # alone (its per-switch work is all of cgrstat's per-switch work; the
 # flusher only runs when somebody reads):
 #
-#   bench/bpf-rstat/host.sh        (after make bpf build/bench/bpf-rstat/trigger)
-#   scripts/vm-run.sh -- bench/bpf-rstat/host.sh    (the same in the guest)
+#   bench/cgrstat/host.sh        (after make bpf build/bench/cgrstat/trigger)
+#   scripts/vm-run.sh -- bench/cgrstat/host.sh    (the same in the guest)
 #
 # `make bench` (bench/README.md) measures every backend in the guest; this
 # script keeps what only it does: the collector's trigger (tp_btf vs
@@ -19,7 +19,7 @@
 # No pipefail: a pipeline's reader decides (grep -q, head) what counts.
 set -eu
 cd "$(dirname "$0")/../.."
-B=build/bench/bpf-rstat
+B=build/bench/cgrstat
 CG=$(findmnt -n -f -t cgroup2 -o TARGET)
 ROUNDS=${ROUNDS:-20000}
 REPS=${REPS:-9}

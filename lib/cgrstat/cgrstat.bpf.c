@@ -35,7 +35,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "rstat_kfuncs.bpf.h"
+#include "cgrstat_kfuncs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -138,7 +138,7 @@ const volatile __u32 switch_events;
  * per charge, with the first event (bpf_perf_event_read_value()), and the
  * other events' counts alone (bpf_perf_event_read()). */
 const volatile bool software_only;
-/* have_css_rstat, kfunc_args_trusted: rstat_kfuncs.bpf.h */
+/* have_css_rstat, kfunc_args_trusted: cgrstat_kfuncs.bpf.h */
 /* 6.2+: a cgroup finds its index in cgroup local storage (cgrp_index);
  * 6.1 has none and keeps a hash map from cgroup id to index. */
 const volatile bool have_cgrp_storage;

@@ -16,7 +16,7 @@
 #    backend raises the soft limit to the hard one, as upstream perf does
 #    (evsel.c: rlimit__increase_nofile() at EMFILE), and counts them all with
 #    more than 1024 fds open.
-# (Event groups on each backend: tests/perf-stat/event-groups.sh.)
+# (Event groups on each backend: tests/perf/event-groups.sh.)
 # PERF_BACKEND_CHOICE_CGROUPS sets the number of cgroups (default 1000).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u

@@ -317,7 +317,7 @@ static long attach_irqsoff_us(struct __test_metadata *_metadata,
  * for the noise of a TCG guest). The same holds for DETACH, which retires
  * nodes in batches under ctx->lock. The absolute times
  * are logged: under TCG, and with lockdep and KASAN, they say nothing of
- * real hardware (tests/perf-cgroup/README.md has them in instructions).
+ * real hardware (tests/kernel/README.md has them in instructions).
  * PCG_IRQSOFF_BOUND_US=N also holds every longest section to N us (`make
  * check-irqsoff`: the production configuration with the irqsoff tracer,
  * a million cgroups, in an exact guest where 1 us is 1,000 instructions).

@@ -5,7 +5,7 @@
 # fails, and finds its shell tests from the tools/perf directory of the tree
 # perf was built from (build/perf-src, see perf/perf.mk). PERF_TEST_VERBOSE=-vv
 # shows a passing test's own output too (-v shows only a failing one's).
-#   tests/perf-stat/perf-test.sh "perf stat tests"
+#   tests/perf/perf-test.sh "perf stat tests"
 # No set -e: perf test's output is the verdict, read below.
 set -u
 name=$1

@@ -2,7 +2,7 @@
 /*
  * The rstat kfuncs on every kernel from 6.1 on, for BPF programs that keep
  * per-cgroup per-cpu state and let rstat sum it up the hierarchy
- * (lib/cgrstat/rstat_counters.bpf.c, examples/rstat-vmscan/vmscan.bpf.c).
+ * (lib/cgrstat/cgrstat.bpf.c, examples/rstat-vmscan/vmscan.bpf.c).
  * Include it after vmlinux.h and <bpf/bpf_helpers.h>.
  *
  * The loader sets the two flags from the running kernel's BTF and version

@@ -1,15 +1,15 @@
-# tests/perf-cgroup/perf-cgroup.mk - tests of the multi-cgroup perf event
+# tests/kernel/kernel-tests.mk - tests of the multi-cgroup perf event
 # ioctls (kernel/) and the kernel tree's own perf_events selftests.
 #
 #   $(BUILD)/bin/perf_cgroup_*       kselftest-harness programs (KTAP), one
-#                                    per tests/perf-cgroup/<name>.c, linked
+#                                    per tests/kernel/<name>.c, linked
 #                                    with the helper library pcg_lib.c and
 #                                    lib/cgutil (cgroup2 mount, cgroup ids)
 #   $(BUILD)/perf-selftests/*        tools/testing/selftests/perf_events,
 #                                    built out of tree against $(KHDR)
-# Listed in tests/vm-tests.d/20-perf-selftests.list and 30-perf-cgroup.list.
+# Listed in tests/vm-tests.d/20-perf-selftests.list and 30-kernel.list.
 
-PCG_DIR   := tests/perf-cgroup
+PCG_DIR   := tests/kernel
 PCG_NAMES := classic attach lifecycle descendants errors stress scale hotplug
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
 PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h tests/lib/cgfile.h

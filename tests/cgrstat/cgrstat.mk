@@ -1,20 +1,20 @@
-# tests/bpf-rstat: kselftest-harness tests of the cgrstat pipeline (lib/cgrstat/)
+# tests/cgrstat: kselftest-harness tests of the cgrstat pipeline (lib/cgrstat/)
 # and of the rstat example (examples/rstat-vmscan/).
-BPF_RSTAT_TEST_OUT := $(BUILD)/tests/bpf-rstat
+CGRSTAT_TEST_OUT := $(BUILD)/tests/cgrstat
 
-$(BPF_RSTAT_TEST_OUT)/cgrstat_test: tests/bpf-rstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
+$(CGRSTAT_TEST_OUT)/cgrstat_test: tests/cgrstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
 		tests/lib/exited_tasks.h $$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
 
-GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/cgrstat_test
+GUEST_BINS += $(CGRSTAT_TEST_OUT)/cgrstat_test
 
 # the cgroup2 mount from lib/cgutil
-$(BPF_RSTAT_TEST_OUT)/vmscan_test: tests/bpf-rstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A) \
+$(CGRSTAT_TEST_OUT)/vmscan_test: tests/cgrstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A) \
 		$$(CGUTIL_DIR)/cgutil.h $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) -Wno-unused-parameter -Wno-clobbered $(LIBBPF_CFLAGS) -I$(VMSCAN_OUT) \
 		$(CGUTIL_CFLAGS) -Itests/lib -I$(KSELFTEST_INC) $< $(CGUTIL_LIB) $(LIBBPF_A) \
 		$(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
-GUEST_BINS += $(BPF_RSTAT_TEST_OUT)/vmscan_test
+GUEST_BINS += $(CGRSTAT_TEST_OUT)/vmscan_test

@@ -11,20 +11,20 @@
 # backend: 4-5 s less under TCG).
 # Where classic cgroup cpu-clock events count 0 (Linux 6.16), the events
 # backend's checks skip with the reason and rstat's still run.
-#   tests/perf-stat/rstat-cpustat.sh
+#   tests/perf/rstat-cpustat.sh
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/lib/tap.sh
 source tests/lib/tap.sh
-# shellcheck source=tests/perf-stat/classic-clock.sh
-source tests/perf-stat/classic-clock.sh
+# shellcheck source=tests/perf/classic-clock.sh
+source tests/perf/classic-clock.sh
 : "${fail:=0}" "${n:=0}"	# set by tap.sh
 TOP=rstat-cpustat-$$
 LOOPS=${RSTAT_CPUSTAT_LOOPS:-30000}
 tmp=$(mktemp -d)
-# shellcheck source=tests/perf-stat/cpustat.sh
-source tests/perf-stat/cpustat.sh
+# shellcheck source=tests/perf/cpustat.sh
+source tests/perf/cpustat.sh
 
 # perf_ns FILE CGROUP: perf stat -x, cpu-clock of CGROUP in ns
 perf_ns() { awk -F, -v cg="$2" '$3 == "cpu-clock" && $4 == cg { printf "%.0f", $1 * 1000000 }' "$1"; }

@@ -1,11 +1,11 @@
-# tests/memcg-stat/memcg-stat.mk - tests of the memcg statistics kfuncs and
-# of the memcg-stat reader (lib/memcg). Listed in tests/vm-tests.d/50-memcg-stat.list.
+# tests/memcg/memcg.mk - tests of the memcg statistics kfuncs and
+# of the memcg-stat reader (lib/memcg). Listed in tests/vm-tests.d/50-memcg.list.
 #
-#   $(BUILD)/tests/memcg-stat/memcg_stat_test   reader accuracy (kselftest harness)
-#   $(BUILD)/tests/memcg-stat/kfunc_test        the kfuncs themselves
+#   $(BUILD)/tests/memcg/memcg_stat_test   reader accuracy (kselftest harness)
+#   $(BUILD)/tests/memcg/kfunc_test        the kfuncs themselves
 
-MCGT_DIR := tests/memcg-stat
-MCGT_OUT := $(BUILD)/tests/memcg-stat
+MCGT_DIR := tests/memcg
+MCGT_OUT := $(BUILD)/tests/memcg
 MCGT_CFLAGS = $(MEMCG_CFLAGS) -Wno-unused-parameter -Wno-sign-compare -Wno-clobbered \
 	-Itests/lib -I$(KSELFTEST_INC) -I$(MCGT_DIR) -I$(MCGT_OUT)
 

@@ -6,7 +6,7 @@
 # byte for byte the library's, and that no patch of perf/patches carries a
 # program or loader of its own for the rstat backend (as it once did, and
 # drifted: the kernel refused that copy on 6.1, 7.0 and 7.3).
-#   tests/perf-stat/cgrstat-copies.sh
+#   tests/perf/cgrstat-copies.sh
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1

@@ -5,7 +5,7 @@
 # which would pass on a kernel where the rstat backend does not load. The
 # events backend and the rstat backend (no kernel patch needed) are
 # required on every kernel (CGROUP_BACKENDS_REQUIRED adds more).
-#   tests/perf-stat/cgroup-backends.sh [--kernel-dependent]
+#   tests/perf/cgroup-backends.sh [--kernel-dependent]
 # --kernel-dependent: only what depends on the kernel, for a kernel whose
 # perf backends were all checked on another: the rstat backend against
 # events, in table output and at intervals (repeated reads); which format
@@ -18,16 +18,16 @@ if [ "${1:-}" = --kernel-dependent ]; then
 	export PERF_TEST_CGROUP_BACKENDS="rstat ${CGROUP_BACKENDS_REQUIRED:-}"
 	export PERF_TEST_CGROUP_FORMATS="table interval"
 fi
-# shellcheck source=tests/perf-stat/classic-clock.sh
-source tests/perf-stat/classic-clock.sh
+# shellcheck source=tests/perf/classic-clock.sh
+source tests/perf/classic-clock.sh
 # every backend is compared with the events backend: without it, nothing to
-# compare with (tests/perf-stat/rstat-cpustat.sh compares rstat with cpu.stat)
+# compare with (tests/perf/rstat-cpustat.sh compares rstat with cpu.stat)
 if reason=$(classic_clock_broken); then
 	echo "# SKIP the events backend, the reference here, is broken on $reason"
 	exit 4
 fi
 # -vv: the test's own output (its "backends:" line) also when it passes
-out=$(PERF_TEST_VERBOSE=-vv tests/perf-stat/perf-test.sh "perf stat --for-each-cgroup backends agree" 2>&1)
+out=$(PERF_TEST_VERBOSE=-vv tests/perf/perf-test.sh "perf stat --for-each-cgroup backends agree" 2>&1)
 rc=$?
 echo "$out"
 [ $rc = 0 ] || exit $rc
