@@ -43,6 +43,35 @@ int cgutil_cgroup_id(const char *path, uint64_t *id);
 int cgutil_cgroup_id_at(int dirfd, const char *path, uint64_t *id);
 
 /*
+ * The cgroup tree walk: the one walk of the project.
+ */
+
+/* One cgroup met by cgutil_walk(). Valid during the callback only. */
+struct cgutil_walk_entry {
+	int dirfd;		/* the cgroup's directory (O_RDONLY|O_DIRECTORY|O_NOFOLLOW) */
+	const char *path;	/* relative to the walk's root: "" for the root, "a/b" below;
+				 * any length (not limited to PATH_MAX) */
+	size_t path_len;
+	unsigned int depth;	/* 0 for the root */
+	uint64_t id;		/* the cgroup id (file handle); 0 where the file system
+				 * has no 64-bit handle (a directory tree that is not cgroup2) */
+};
+
+/* Return 0 to go on, CGUTIL_WALK_PRUNE to skip this cgroup's descendants, or a
+ * negative errno to stop the walk (cgutil_walk() returns it). */
+#define CGUTIL_WALK_PRUNE 1
+typedef int (*cgutil_walk_fn)(const struct cgutil_walk_entry *e, void *ctx);
+
+/* Walk the cgroup2 tree rooted at root_dirfd (which stays the caller's), parents before
+ * children, iteratively: no recursion, no limit of its own on depth or path length, a bounded
+ * number of open fds. max_depth 0 means no limit. Symlinks and non-directories are never
+ * followed. A child that vanishes or cannot be opened or read is skipped and counted in
+ * *skipped (may be NULL); the walk goes on. Returns 0, or the callback's negative
+ * value, or -errno (-ENOMEM). */
+int cgutil_walk(int root_dirfd, unsigned int max_depth, cgutil_walk_fn fn, void *ctx,
+		uint64_t *skipped);
+
+/*
  * Event strings.  @str (@len bytes, not necessarily terminated) is one
  * event as perf stat -e takes it, tried in this order:
  *   - perf's generic software and hardware names (cpu-clock,
