@@ -70,6 +70,16 @@ typedef int (*cgutil_walk_fn)(const struct cgutil_walk_entry *e, void *ctx);
  * value, or -errno (-ENOMEM). */
 int cgutil_walk(int root_dirfd, unsigned int max_depth, cgutil_walk_fn fn, void *ctx,
 		uint64_t *skipped);
+/* (max_depth N: the cgroups of depth 0 to N are met.) */
+
+/*
+ * Open the directory @path below @dirfd, of any length ("a/b", leading,
+ * doubled and trailing '/' ignored, "" for @dirfd itself), one name at a time
+ * with O_NOFOLLOW, as cgutil_walk() opens its cgroups: no PATH_MAX limit, no
+ * symlink followed.  Names above the last need search permission only (O_PATH).
+ * The new fd (O_RDONLY|O_DIRECTORY|O_CLOEXEC), or -errno.
+ */
+int cgutil_open_dir_at(int dirfd, const char *path);
 
 /*
  * Event strings.  @str (@len bytes, not necessarily terminated) is one
@@ -96,5 +106,22 @@ int cgutil_parse_event_at(const char *pmus, const char *str, size_t len,
 
 /* The generic event names, separated by ", ", into @buf (for messages). */
 void cgutil_event_names(char *buf, size_t len);
+
+/*
+ * The length of the first event of the comma-separated @list, as perf stat
+ * -e splits it: a comma inside a PMU's /terms/ does not end the event
+ * ("cpu/event=0x3c,umask=0/,cycles" gives 23).  The next event starts
+ * after the comma at list[len], if there is one.
+ */
+size_t cgutil_event_len(const char *list);
+
+/*
+ * perf_event_open(2) of @attr (its size set here) with PERF_FLAG_FD_CLOEXEC
+ * added to @flags: an fd, or -errno.  cgutil_perf_open_advice(-ret) says
+ * what to do about a failure, for the caller's message.
+ */
+int cgutil_perf_open(const struct perf_event_attr *attr, int pid, int cpu, int group_fd,
+		     unsigned long flags);
+const char *cgutil_perf_open_advice(int err);
 
 #endif

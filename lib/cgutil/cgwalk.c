@@ -358,3 +358,48 @@ int cgutil_walk(int root_dirfd, unsigned int max_depth, cgutil_walk_fn fn, void 
 		*skipped = w.skipped;
 	return ret;
 }
+
+/* Open the @len bytes at @name below @dirfd: O_PATH unless it is the last */
+static int open_name(int dirfd, const char *name, size_t len, bool last)
+{
+	char *n = strndup(name, len);
+	int fd;
+
+	if (!n)
+		return -ENOMEM;
+	fd = openat(dirfd, n, last ? WALK_OPEN_FLAGS : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		fd = -errno;
+	free(n);
+	return fd;
+}
+
+int cgutil_open_dir_at(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC), next;
+	const char *end;
+	size_t len;
+
+	if (fd < 0)
+		return -errno;
+	while (*path == '/')
+		path++;
+	if (!*path) {
+		next = open_name(fd, ".", 1, true);
+		close(fd);
+		return next;
+	}
+	while (*path) {
+		len = strcspn(path, "/");
+		end = path + len;
+		while (*end == '/')
+			end++;
+		next = open_name(fd, path, len, !*end);
+		close(fd);
+		if (next < 0)
+			return next;
+		fd = next;
+		path = end;
+	}
+	return fd;
+}
