@@ -49,6 +49,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <signal.h>
@@ -321,18 +322,24 @@ static void floor_close(struct session *s)
 
 /* ---- backends events, shared, rstat: libcgcount ---- */
 
-static int count_cgroups(const char *root)
+static int count_one(const struct cgutil_walk_entry *e, void *ctx)
 {
-	char cmd[4200];
-	FILE *f;
-	int n = 0;
+	(void)e;
+	++*(size_t *)ctx;
+	return 0;
+}
 
-	snprintf(cmd, sizeof(cmd), "find '%s' -type d 2>/dev/null | wc -l", root);
-	f = popen(cmd, "r");
-	if (!f || fscanf(f, "%d", &n) != 1)
+/* the cgroups of the tree at @root, the root included (0 if it cannot be read) */
+static size_t count_cgroups(const char *root)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (cgutil_walk(fd, 0, count_one, &n, NULL))
 		n = 0;
-	if (f)
-		pclose(f);
+	close(fd);
 	return n;
 }
 

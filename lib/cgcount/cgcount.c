@@ -245,31 +245,33 @@ static int add_locked(struct cgcount *s, const char *rel, uint64_t id)
 
 int cgcount_add_path(struct cgcount *s, const char *path)
 {
-	char rel[CGC_PATH_MAX];
+	char *rel;
 	uint64_t id;
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = cgc_resolve_path(s, path, rel, sizeof(rel), &id);
+	ret = cgc_resolve_path(s, path, &rel, &id);
 	if (!ret)
 		ret = add_locked(s, rel, id);
 	pthread_mutex_unlock(&s->lock);
+	free(rel);
 	return ret;
 }
 
 int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr)
 {
 	struct pending p = { 0 };
-	char rel[CGC_PATH_MAX];
+	char *rel;
 	uint64_t id;
 	size_t i;
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < nr && !ret; i++) {
-		ret = cgc_resolve_path(s, paths[i], rel, sizeof(rel), &id);
+		ret = cgc_resolve_path(s, paths[i], &rel, &id);
 		if (!ret)
 			ret = pending_add(s, rel, id, &p);
+		free(rel);
 	}
 	if (!ret) {
 		pending_dedup(&p);
@@ -282,14 +284,15 @@ int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr)
 
 int cgcount_add_id(struct cgcount *s, uint64_t cgroup_id)
 {
-	char rel[CGC_PATH_MAX];
+	char *rel = NULL;
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = cgc_find(s, cgroup_id) ? 0 : cgc_id_to_path(s, cgroup_id, rel, sizeof(rel));
+	ret = cgc_find(s, cgroup_id) ? 0 : cgc_id_to_path(s, cgroup_id, &rel);
 	if (!ret && !cgc_find(s, cgroup_id))
 		ret = add_locked(s, rel, cgroup_id);
 	pthread_mutex_unlock(&s->lock);
+	free(rel);
 	return ret;
 }
 
@@ -372,12 +375,12 @@ static void walk_mark_created(struct cgcount *s, struct subtree_walk *w, int wal
 int cgcount_add_subtree(struct cgcount *s, const char *path)
 {
 	struct subtree_walk w = { 0 };
-	char rel[CGC_PATH_MAX];
+	char *rel;
 	uint64_t id;
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = cgc_resolve_path(s, path, rel, sizeof(rel), &id);
+	ret = cgc_resolve_path(s, path, &rel, &id);
 	/* first, so that the kernel attaches what is created during the walk */
 	if (!ret && s->ops->watch)
 		ret = s->ops->watch(s, id);
@@ -391,6 +394,7 @@ int cgcount_add_subtree(struct cgcount *s, const char *path)
 	}
 	pthread_mutex_unlock(&s->lock);
 	pending_free(&w.p);
+	free(rel);
 	return ret;
 }
 
@@ -451,13 +455,17 @@ static struct cgc_cgroup *find_by_rel(const struct cgcount *s, const char *rel)
 
 static int lookup_path(struct cgcount *s, const char *path, uint64_t *id)
 {
-	char rel[CGC_PATH_MAX];
-	struct cgc_cgroup *cg;
-	int ret = cgc_resolve_path(s, path, rel, sizeof(rel), id);
+	struct cgc_cgroup *cg = NULL;
+	char *rel;
+	int ret = cgc_resolve_path(s, path, &rel, id);
 
+	free(rel);
 	if (!ret && cgc_find(s, *id))
 		return 0;
-	cg = path ? find_by_rel(s, rel) : NULL;
+	rel = path ? cgc_normalize_path(s, path) : NULL;
+	if (rel)
+		cg = find_by_rel(s, rel);
+	free(rel);
 	if (cg) {
 		*id = cg->id;
 		return 0;
@@ -480,9 +488,11 @@ int cgcount_remove_path(struct cgcount *s, const char *path)
 
 int cgcount_cgroup_id(struct cgcount *s, const char *path, uint64_t *cgroup_id)
 {
-	char rel[CGC_PATH_MAX];
+	char *rel;
+	int ret = cgc_resolve_path(s, path, &rel, cgroup_id);
 
-	return cgc_resolve_path(s, path, rel, sizeof(rel), cgroup_id);
+	free(rel);
+	return ret;
 }
 
 /* ---- reading ---- */
@@ -688,6 +698,8 @@ static int session_init(struct cgcount *s, const char *events, const struct cgco
 	if (ret)
 		return ret;
 	s->max_cgroups = OPTS_GET(o, max_cgroups, 0);
+	if (root && strlen(root) >= sizeof(s->root))
+		return cgc_err(ENAMETOOLONG, "cgcount_opts.cgroup_root is longer than PATH_MAX");
 	if (root && !cgutil_is_cgroup2(root))
 		return cgc_err(ENOENT, "cgcount_opts.cgroup_root %s is not a cgroup2 mount", root);
 	if (root)

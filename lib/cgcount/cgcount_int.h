@@ -116,10 +116,12 @@ int cgc_kernel_has_shared(void);
 
 /* the cgroup tree */
 int cgc_find_root(char *root, size_t len);
-/* path (absolute or relative) -> relative form with leading '/', and id */
-int cgc_resolve_path(const struct cgcount *s, const char *path, char *rel, size_t len,
-		     uint64_t *id);
-int cgc_id_to_path(const struct cgcount *s, uint64_t id, char *rel, size_t len);
+/* path (absolute or relative) -> relative form with leading '/' (allocated; NULL: ENOMEM) */
+char *cgc_normalize_path(const struct cgcount *s, const char *path);
+/* the same (*rel) and the id of the cgroup, which must exist */
+int cgc_resolve_path(const struct cgcount *s, const char *path, char **rel, uint64_t *id);
+/* the path of the cgroup @id (*rel, allocated), found by a walk */
+int cgc_id_to_path(const struct cgcount *s, uint64_t id, char **rel);
 /* calls @fn for every cgroup whose relative path matches @regex */
 typedef int (*cgc_walk_fn)(struct cgcount *s, const char *rel, uint64_t id, void *arg);
 int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *arg);

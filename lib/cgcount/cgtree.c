@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
-/* cgcount: the cgroup v2 tree: mount point, paths, ids, regex walks. */
+/*
+ * cgcount: the cgroup v2 tree: mount point, paths, ids, walks (lib/cgutil's
+ * cgutil_walk()).  Paths have any length: stored allocated, opened a name at
+ * a time.
+ */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
@@ -26,105 +27,160 @@ int cgc_find_root(char *root, size_t len)
 	return 0;
 }
 
-/* "a/b", "/a/b" (relative) or "<root>/a/b" -> "/a/b"; "" and "/" -> "/" */
-static int normalize(const struct cgcount *s, const char *path, char *rel, size_t len)
+/*
+ * "a/b", "/a/b" (relative) or "<root>/a/b" -> "/a/b"; "" and "/" -> "/".
+ * Allocated: a path has any length.
+ */
+char *cgc_normalize_path(const struct cgcount *s, const char *path)
 {
-	size_t rlen = strlen(s->root);
+	size_t rlen = strlen(s->root), len;
 	const char *p = path;
+	char *rel;
 
 	if (!strncmp(path, s->root, rlen) && (path[rlen] == '/' || !path[rlen]))
 		p = path + rlen;
 	while (*p == '/')
 		p++;
-	if ((size_t)snprintf(rel, len, "/%s", p) >= len)
-		return cgc_err(ENAMETOOLONG, "cgroup path too long: %s", path);
-	while (strlen(rel) > 1 && rel[strlen(rel) - 1] == '/')
-		rel[strlen(rel) - 1] = '\0';
-	return 0;
+	len = strlen(p);
+	while (len && p[len - 1] == '/')
+		len--;
+	rel = malloc(len + 2);
+	if (!rel)
+		return NULL;
+	rel[0] = '/';
+	memcpy(rel + 1, p, len);
+	rel[len + 1] = '\0';
+	return rel;
 }
 
-static int abs_path(const struct cgcount *s, const char *rel, char *out, size_t len)
+/* The cgroup @rel's directory, opened a name at a time: an fd or -errno */
+static int open_rel(const struct cgcount *s, const char *rel)
 {
-	if ((size_t)snprintf(out, len, "%s%s", s->root, strcmp(rel, "/") ? rel : "") >= len)
-		return cgc_err(ENAMETOOLONG, "cgroup path too long: %s", rel);
-	return 0;
+	int root_fd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
+
+	if (root_fd < 0)
+		return -errno;
+	fd = cgutil_open_dir_at(root_fd, rel);
+	close(root_fd);
+	return fd;
 }
 
-int cgc_resolve_path(const struct cgcount *s, const char *path, char *rel, size_t len,
-		     uint64_t *id)
+int cgc_resolve_path(const struct cgcount *s, const char *path, char **rel, uint64_t *id)
 {
-	char full[CGC_PATH_MAX];
-	struct stat st;
-	int ret;
+	int fd, ret;
 
+	*rel = NULL;
 	if (!path)
 		return cgc_err(EINVAL, "no cgroup path given");
-	ret = normalize(s, path, rel, len);
+	*rel = cgc_normalize_path(s, path);
+	if (!*rel)
+		return cgc_err(ENOMEM, "out of memory");
+	fd = open_rel(s, *rel);
+	if (fd < 0) {
+		ret = cgc_err(ENOENT, "cgroup '%s' not found: no directory %s%s (%s; give a path "
+			      "relative to the cgroup2 mount %s, or an absolute one)",
+			      path, s->root, strcmp(*rel, "/") ? *rel : "", strerror(-fd), s->root);
+		goto fail;
+	}
+	ret = cgutil_cgroup_id_at(fd, "", id);
+	close(fd);
 	if (!ret)
-		ret = abs_path(s, rel, full, sizeof(full));
-	if (ret)
-		return ret;
-	if (stat(full, &st) || !S_ISDIR(st.st_mode))
-		return cgc_err(ENOENT, "cgroup '%s' not found: no directory %s (give a path "
-			       "relative to the cgroup2 mount %s, or an absolute one)",
-			       path, full, s->root);
-	ret = cgutil_cgroup_id(full, id);
-	if (ret)
-		return cgc_err(-ret, "the cgroup id of %s: %s", full, strerror(-ret));
-	return 0;
+		return 0;
+	ret = cgc_err(-ret, "the cgroup id of %s%s: %s", s->root, *rel, strerror(-ret));
+fail:
+	free(*rel);
+	*rel = NULL;
+	return ret;
 }
 
 int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel)
 {
-	char full[CGC_PATH_MAX];
-	int fd, ret = abs_path(s, rel, full, sizeof(full));
+	int fd = open_rel(s, rel);
 
-	if (ret)
-		return ret;
-	fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return cgc_err(errno, "cannot open cgroup %s: %s", full, strerror(errno));
+		return cgc_err(-fd, "cannot open cgroup %s%s: %s", s->root,
+			       strcmp(rel, "/") ? rel : "", strerror(-fd));
 	return fd;
 }
 
+/* a walk's callback found what it looked for: stop, successfully */
+#define WALK_FOUND (-ECANCELED)
+
 /*
- * Depth-first walk below the directory @rel (whose absolute path is @full),
- * calling @fn for each cgroup (including @rel).  A positive return from
- * @fn stops the walk successfully.
+ * One walk of libcgcount below the cgroup @rel: @fn for each cgroup whose
+ * path ("/a/b", @rel's first) @filter accepts (NULL: all).
  */
-static int walk(struct cgcount *s, const char *rel, const char *full,
-		int (*fn)(struct cgcount *, const char *, uint64_t, void *), void *arg)
+struct cgc_walk {
+	struct cgcount *s;
+	const char *rel;
+	size_t rel_len;		/* 0 for "/" */
+	char *path;		/* "/a/b": @rel, '/', the walk's path */
+	size_t path_cap;
+	bool (*filter)(const char *path, void *arg);
+	cgc_walk_fn fn;
+	void *arg;
+	bool said;		/* the error that stopped the walk was printed */
+};
+
+static int walk_path(struct cgc_walk *w, const struct cgutil_walk_entry *e)
 {
-	char crel[CGC_PATH_MAX], cfull[CGC_PATH_MAX];
-	struct dirent *de;
-	uint64_t id;
-	DIR *d;
+	size_t need = w->rel_len + 1 + e->path_len + 1;
+	char *p;
+
+	if (need > w->path_cap) {
+		p = realloc(w->path, need);
+		if (!p)
+			return cgc_err(ENOMEM, "out of memory");
+		w->path = p;
+		w->path_cap = need;
+	}
+	if (!e->path_len) {
+		memcpy(w->path, w->rel, w->rel_len ? w->rel_len + 1 : 2);
+		return 0;
+	}
+	memcpy(w->path, w->rel, w->rel_len);
+	w->path[w->rel_len] = '/';
+	memcpy(w->path + w->rel_len + 1, e->path, e->path_len + 1);
+	return 0;
+}
+
+static int walk_visit(const struct cgutil_walk_entry *e, void *ctx)
+{
+	struct cgc_walk *w = ctx;
+	int ret = walk_path(w, e);
+
+	if (!ret && (!w->filter || w->filter(w->path, w->arg)))
+		ret = w->fn(w->s, w->path, e->id, w->arg);
+	w->said = ret < 0;
+	return ret;
+}
+
+/*
+ * Walk below @fd, the cgroup @rel.  Cgroups that vanish or cannot be read
+ * meanwhile are left out (a debug message counts them): a walk of a live
+ * tree races with rmdir.  0, WALK_FOUND, or a negative errno (printed).
+ */
+static int walk_fd(struct cgc_walk *w, int fd)
+{
+	uint64_t skipped = 0;
 	int ret;
 
-	if (cgutil_cgroup_id(full, &id))
-		return 0;	/* removed meanwhile */
-	ret = fn(s, rel, id, arg);
-	if (ret)
-		return ret;
-	d = opendir(full);
-	if (!d)
-		return 0;
-	while (!ret && (de = readdir(d))) {
-		if (de->d_type != DT_DIR || de->d_name[0] == '.')
-			continue;
-		snprintf(crel, sizeof(crel), "%s%s%s", rel, strcmp(rel, "/") ? "/" : "",
-			 de->d_name);
-		snprintf(cfull, sizeof(cfull), "%s/%s", full, de->d_name);
-		ret = walk(s, crel, cfull, fn, arg);
-	}
-	closedir(d);
+	w->rel_len = strcmp(w->rel, "/") ? strlen(w->rel) : 0;
+	ret = cgutil_walk(fd, 0, walk_visit, w, &skipped);
+	free(w->path);
+	if (skipped)
+		cgc_print(CGCOUNT_DEBUG, "cgroup walk: %llu cgroup(s) below %s%s vanished or "
+			  "could not be read during the walk\n", (unsigned long long)skipped,
+			  w->s->root, w->rel_len ? w->rel : "");
+	if (ret < 0 && !w->said)
+		cgc_err(-ret, "walking the cgroups below %s%s: %s", w->s->root,
+			w->rel_len ? w->rel : "", strerror(-ret));
 	return ret;
 }
 
 struct id_search {
 	uint64_t id;
 	char *rel;
-	size_t len;
 };
 
 static int match_id(struct cgcount *s, const char *rel, uint64_t id, void *arg)
@@ -134,18 +190,46 @@ static int match_id(struct cgcount *s, const char *rel, uint64_t id, void *arg)
 	(void)s;
 	if (id != q->id)
 		return 0;
-	snprintf(q->rel, q->len, "%s", rel);
-	return 1;
+	q->rel = strdup(rel);
+	return q->rel ? WALK_FOUND : cgc_err(ENOMEM, "out of memory");
 }
 
-int cgc_id_to_path(const struct cgcount *s, uint64_t id, char *rel, size_t len)
+int cgc_id_to_path(const struct cgcount *s, uint64_t id, char **rel)
 {
-	struct id_search q = { .id = id, .rel = rel, .len = len };
+	struct id_search q = { .id = id };
+	struct cgc_walk w = { .s = (struct cgcount *)s, .rel = "/", .fn = match_id, .arg = &q };
+	int fd = cgc_open_cgroup_dir(s, "/"), ret;
 
-	if (walk((struct cgcount *)s, "/", s->root, match_id, &q) == 1)
+	if (fd < 0)
+		return fd;
+	ret = walk_fd(&w, fd);
+	close(fd);
+	*rel = q.rel;
+	if (ret == WALK_FOUND)
 		return 0;
+	if (ret)
+		return ret;
 	return cgc_err(ENOENT, "cgroup id %llu not found under %s (no live cgroup has it)",
 		       (unsigned long long)id, s->root);
+}
+
+int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
+		   void *arg)
+{
+	struct cgc_walk w = { .s = s, .rel = rel, .fn = fn, .arg = arg };
+	int fd = open_rel(s, rel), ret;
+	uint64_t now;
+
+	/* removed, or another cgroup by that name */
+	if (fd < 0)
+		return 0;
+	if (id && (cgutil_cgroup_id_at(fd, "", &now) || now != id)) {
+		close(fd);
+		return 0;
+	}
+	ret = walk_fd(&w, fd);
+	close(fd);
+	return ret < 0 ? ret : 0;
 }
 
 struct regex_walk {
@@ -154,45 +238,39 @@ struct regex_walk {
 	void *arg;
 };
 
-static int match_regex(struct cgcount *s, const char *rel, uint64_t id, void *arg)
+static bool match_regex(const char *path, void *arg)
 {
-	struct regex_walk *w = arg;
+	struct regex_walk *r = arg;
 
-	if (regexec(&w->re, rel, 0, NULL, 0))
-		return 0;
-	return w->fn(s, rel, id, w->arg);
+	return !regexec(&r->re, path, 0, NULL, 0);
 }
 
-int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
-		   void *arg)
+static int regex_visit(struct cgcount *s, const char *rel, uint64_t id, void *arg)
 {
-	char full[CGC_PATH_MAX];
-	uint64_t now;
-	int ret = abs_path(s, rel, full, sizeof(full));
+	struct regex_walk *r = arg;
 
-	if (ret)
-		return ret;
-	/* removed, or another cgroup by that name */
-	if (id && (cgutil_cgroup_id(full, &now) || now != id))
-		return 0;
-	ret = walk(s, rel, full, fn, arg);
-	return ret < 0 ? ret : 0;
+	return r->fn(s, rel, id, r->arg);
 }
 
 int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *arg)
 {
-	struct regex_walk w = { .fn = fn, .arg = arg };
+	struct regex_walk r = { .fn = fn, .arg = arg };
+	struct cgc_walk w = { .s = s, .rel = "/", .filter = match_regex, .fn = regex_visit,
+			      .arg = &r };
 	char msg[128];
-	int ret;
+	int fd, ret;
 
 	if (!regex)
 		return cgc_err(EINVAL, "no regex given");
-	ret = regcomp(&w.re, regex, REG_EXTENDED | REG_NOSUB);
+	ret = regcomp(&r.re, regex, REG_EXTENDED | REG_NOSUB);
 	if (ret) {
-		regerror(ret, &w.re, msg, sizeof(msg));
+		regerror(ret, &r.re, msg, sizeof(msg));
 		return cgc_err(EINVAL, "bad regex '%s': %s", regex, msg);
 	}
-	ret = walk(s, "/", s->root, match_regex, &w);
-	regfree(&w.re);
+	fd = cgc_open_cgroup_dir(s, "/");
+	ret = fd < 0 ? fd : walk_fd(&w, fd);
+	if (fd >= 0)
+		close(fd);
+	regfree(&r.re);
 	return ret < 0 ? ret : 0;
 }
