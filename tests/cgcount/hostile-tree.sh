@@ -14,7 +14,7 @@
 set -u
 BIN=${CGC_BIN:-build/bin}
 HOSTILE_TREE=${HOSTILE_TREE:-build/cgcount/asan/hostile_tree}
-ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+ROOT=$(findmnt -n -f -t cgroup2 -o TARGET)
 NAME=cghostile-$$
 CG=$ROOT/$NAME
 PORT=${CGC_PORT:-9466}

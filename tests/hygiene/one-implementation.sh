@@ -6,6 +6,8 @@
 # For each mechanism, a pattern that finds code doing it, and the files
 # allowed to; a file outside them that matches fails the mechanism's line
 # and is named with its line (comment lines are passed over):
+#  - the walk of a cgroup tree: cgutil_walk() in lib/cgutil; no nftw(3) or
+#    fts(3) anywhere else;
 #  - where cgroup2 is mounted: only lib/cgutil reads /proc/self/mounts
 #    (getmntent(3), which undoes the octal escapes sscanf leaves); scripts
 #    ask findmnt(8), which undoes them too, and parse no mount table;
@@ -62,7 +64,9 @@ mechanism() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
+mechanism "the walk of a directory tree (nftw, fts_open)" \
+	'(^|[^a-z_])(nftw|ftw|fts_open) *\(' lib/cgutil/
 mechanism "where cgroup2 is mounted (/proc/self/mounts)" \
 	'"/proc/(self/)?(mounts|mountinfo)"' lib/cgutil/
 mechanism "a cgroup's id (name_to_handle_at)" \
