@@ -150,19 +150,28 @@ static void cut_to_common(char *path, const char *other)
 /*
  * The records of @cgs with one iterator read: of the subtree of their
  * deepest common ancestor (the whole tree when they are spread out).
+ * libcgrstat opens it by path: past PATH_MAX, the nearest ancestor within
+ * it, whose subtree holds them too.
  */
 static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 		     struct cgrstat_record **recs, size_t *nr)
 {
-	char common[CGC_PATH_MAX], full[CGC_PATH_MAX + sizeof(s->root)];
+	char *common = strdup(n ? cgs[0]->path : "/"), *full, *slash;
 	size_t i;
 	int ret;
 
-	snprintf(common, sizeof(common), "%s", n ? cgs[0]->path : "/");
+	if (!common)
+		return cgc_err(ENOMEM, "out of memory");
 	for (i = 1; i < n; i++)
 		cut_to_common(common, cgs[i]->path);
-	snprintf(full, sizeof(full), "%s%s", s->root, strcmp(common, "/") ? common : "");
+	while (strlen(s->root) + strlen(common) >= CGC_PATH_MAX && (slash = strrchr(common, '/')))
+		*slash = '\0';
+	ret = asprintf(&full, "%s%s", s->root, strcmp(common, "/") ? common : "");
+	free(common);
+	if (ret < 0)
+		return cgc_err(ENOMEM, "out of memory");
 	ret = cgrstat_read_subtree(rs(s), full, recs, nr);
+	free(full);
 
 	if (ret)
 		return cgc_err(-ret, "rstat read: %s", rstat_msg);

@@ -4,7 +4,8 @@
 # 1,500 levels, a 4,095-byte path with a child, names with 0xff bytes and
 # terminal escapes, 2,000 siblings):
 #  - libcgcount's subtree, regex, path and id adds count every cgroup of
-#    it, each path whole (hostile_tree's checks against the paths it made);
+#    it, each path whole (hostile_tree's checks against the paths it made),
+#    through the rstat backend and through auto's choice;
 #  - cgtop -b -n 2 on it (--subtree and -r) exits 0 and counts every cgroup;
 #  - one scrape of cgroup-exporter --subtree answers HTTP 200 with a series
 #    for every cgroup, and the exporter exits 0 on SIGTERM.
@@ -36,23 +37,33 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-echo "1..10"
+echo "1..15"
 mkdir "$CG" || exit 1
 ip link set lo up 2>/dev/null || /usr/sbin/ip link set lo up
 
 # ---- libcgcount ----
-out=$("$HOSTILE_TREE" "$CG" 2>&1)
-rc=$?
-grep -v '^RESULT \|^COUNT ' <<<"$out" | sed '/^#/!s/^/# /'
-count=$(awk '$1 == "COUNT" { print $2 }' <<<"$out")
-nr_results=0
-while read -r _ verdict what; do
-	nr_results=$((nr_results + 1))
-	if [ "$verdict" = ok ]; then ok "$what"; else not_ok "$what"; fi
-done < <(grep '^RESULT ' <<<"$out")
-for i in $(seq $((nr_results + 1)) 4); do not_ok "hostile_tree: check $i (no result, exit $rc)"; done
-check "hostile_tree exits 0 (ASan: no error, no leak)" [ "$rc" -eq 0 ]
-count=${count:-0}
+# hostile_tree's checks through BACKEND on a tree it builds in DIR; sets count
+hostile_tree() { # DIR BACKEND
+	local out rc nr_results=0 verdict what i
+	mkdir "$1" || exit 1
+	out=$("$HOSTILE_TREE" "$1" "$2" 2>&1)
+	rc=$?
+	grep -v '^RESULT \|^COUNT ' <<<"$out" | sed '/^#/!s/^/# /'
+	count=$(awk '$1 == "COUNT" { print $2 }' <<<"$out")
+	while read -r _ verdict what; do
+		nr_results=$((nr_results + 1))
+		if [ "$verdict" = ok ]; then ok "$2: $what"; else not_ok "$2: $what"; fi
+	done < <(grep '^RESULT ' <<<"$out")
+	for i in $(seq $((nr_results + 1)) 4); do
+		not_ok "$2: hostile_tree check $i (no result, exit $rc)"
+	done
+	check "$2: hostile_tree exits 0 (ASan: no error, no leak)" [ "$rc" -eq 0 ]
+	count=${count:-0}
+}
+# the rstat backend reads a subtree by path: past PATH_MAX, an ancestor's
+hostile_tree "$CG/rstat" rstat
+hostile_tree "$CG/auto" auto
+SUB=/$NAME/auto
 
 # ---- cgtop ----
 # cgtop's headers as comments; the number of cgroups in the last one
@@ -69,22 +80,22 @@ cgtop_count() { # cgtop arguments...
 	fi
 	awk '/^cgtop:/ { n = $4 } END { print n }' <<<"$out"
 }
-got=$(cgtop_count --subtree "/$NAME")
+got=$(cgtop_count --subtree "$SUB")
 echo "# cgtop --subtree: $got of $count cgroups"
 check "cgtop -b -n 2 --subtree on the hostile tree exits 0 and counts every cgroup" \
 	[ "$got" = "$count" ]
-got=$(cgtop_count -r "^/$NAME(/|\$)")
+got=$(cgtop_count -r "^$SUB(/|\$)")
 echo "# cgtop -r: $got of $count cgroups"
 check "cgtop -b -n 2 -r on the hostile tree exits 0 and counts every cgroup" \
 	[ "$got" = "$count" ]
 
 # ---- cgroup-exporter ----
-"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock --subtree "/$NAME" &
+"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock --subtree "$SUB" &
 exporter=$!
-py_out=$(python3 - "$PORT" "$NAME" <<'EOF' 2>&1
+py_out=$(python3 - "$PORT" "$SUB" <<'EOF' 2>&1
 import re, sys, time, urllib.request, urllib.error
 
-port, name = sys.argv[1], sys.argv[2]
+port, sub = sys.argv[1], sys.argv[2]
 url = "http://127.0.0.1:%s/metrics" % port
 for _ in range(300):
     try:
@@ -101,7 +112,7 @@ series = re.compile(r'^perf_cgroup_event_seconds_total\{cgroup="((?:[^"\\]|\\.)*
 cgroups = set()
 for line in text.splitlines():
     m = series.match(line)
-    if m and (m.group(1) == "/" + name or m.group(1).startswith("/%s/" % name)):
+    if m and (m.group(1) == sub or m.group(1).startswith(sub + "/")):
         cgroups.add(m.group(1))
 longest = max((len(c) for c in cgroups), default=0)
 print("# HTTP %d, %d bytes, %d cgroups served, the longest label %d bytes"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * libcgcount on a cgroup tree built as an unprivileged owner of a delegated
- * subtree may build it: hostile_tree DIR builds below the empty cgroup DIR
+ * subtree may build it: hostile_tree DIR [BACKEND] builds below the empty
+ * cgroup DIR
  *   - chain/: 1,500 levels, d/d/d/...;
  *   - long/: names of up to 255 bytes down to a cgroup whose absolute path
  *     is 4,095 bytes, and its child "child", past PATH_MAX;
@@ -9,13 +10,14 @@
  *     printf conversions, a tab, a leading dot (what the kernel takes: all
  *     but '/' and newline);
  *   - wide/: 2,000 siblings;
- * and checks libcgcount against the paths it made (the truth: each mkdir
- * that succeeded): cgcount_add_subtree() and cgcount_add_regex() count
- * every cgroup of the tree, each path whole; cgcount_add_path() takes the
- * path longer than PATH_MAX, cgcount_add_id() finds the 1,500th level by
- * its id.  It prints "COUNT n" (the cgroups of DIR's tree, DIR included)
- * for the tools' checks and a "RESULT ok|fail what" line per check; the
- * caller (tests/cgcount/hostile-tree.sh) removes the tree.
+ * and checks libcgcount, through BACKEND (default auto), against the paths
+ * it made (the truth: each mkdir that succeeded): cgcount_add_subtree() and
+ * cgcount_add_regex() count every cgroup of the tree, each path whole;
+ * cgcount_add_path() takes the path longer than PATH_MAX, cgcount_add_id()
+ * finds the 1,500th level by its id.  It prints "COUNT n" (the cgroups of
+ * DIR's tree, DIR included) for the tools' checks and a "RESULT ok|fail
+ * what" line per check; the caller (tests/cgcount/hostile-tree.sh) removes
+ * the tree.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -209,9 +211,12 @@ static bool counts_all(struct cgcount *s, struct made *m, const char *how)
 	return nr == m->nr && !differ;
 }
 
+static enum cgcount_backend backend = CGCOUNT_AUTO;
+
 static struct cgcount *session(void)
 {
-	struct cgcount *s = cgcount_open("cpu-clock", NULL);
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = backend);
+	struct cgcount *s = cgcount_open("cpu-clock", &opts);
 
 	if (!s)
 		fail_out("cgcount_open");
@@ -296,8 +301,9 @@ int main(int argc, char **argv)
 	char root[4096];
 	size_t i;
 
-	if (!dir || dir[0] != '/') {
-		fprintf(stderr, "usage: hostile_tree DIR (an empty cgroup, absolute)\n");
+	if (!dir || dir[0] != '/' || (argc > 2 && cgcount_parse_backend(argv[2], &backend))) {
+		fprintf(stderr, "usage: hostile_tree DIR [BACKEND] (DIR: an empty cgroup, "
+			"absolute)\n");
 		return 2;
 	}
 	s = session();
