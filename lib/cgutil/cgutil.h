@@ -2,7 +2,7 @@
 /*
  * cgutil: the one implementation of what every piece of this project needs
  * about cgroups and perf events: where cgroup2 is mounted, a cgroup's id,
- * and what an event string means.  An internal static library
+ * the walk of a cgroup tree, and what an event string means.  An internal static library
  * (build/cgutil/libcgutil.a, hidden symbols): libcgcount, libcgrstat, the
  * tools and the bench link it; it is never installed and has no stable ABI.
  *
