@@ -4,7 +4,7 @@
 # Make WORKTREE a git worktree of the kernel tree SRC (its HEAD: Linux 6.12
 # with the kernel series applied) with perf/patches/series applied
 # on top (git apply --cached, patch by patch), and libcgrstat's program and
-# loader, with the cgroup helpers of lib/cgutil the loader uses, copied into
+# loader, with the helpers of lib/cgutil the loader calls, copied into
 # tools/perf (CGRSTAT_COPIES: perf's rstat backend runs the library's own,
 # byte for byte; tests/perf/cgrstat-copies.sh).  Recreated only when SRC's HEAD or a perf patch
 # changed (key in WORKTREE/.perf-patches-applied); perf's own make then
@@ -19,10 +19,14 @@ LIB_DIR=$(cd "$(dirname "$0")/../lib" && pwd)
 CGRSTAT_COPIES=(
 	"cgrstat/cgrstat.bpf.c tools/perf/util/bpf_skel/cgrstat.bpf.c"
 	"cgrstat/cgrstat_kfuncs.bpf.h tools/perf/util/bpf_skel/cgrstat_kfuncs.bpf.h"
-	"cgrstat/cgrstat.c tools/perf/util/cgrstat.c"
+	"cgrstat/cgrstat_abi.h tools/perf/util/cgrstat_abi.h"
+	"cgrstat/cgrstat_load.c tools/perf/util/cgrstat_load.c"
+	"cgrstat/cgrstat_read.c tools/perf/util/cgrstat_read.c"
+	"cgrstat/cgrstat_track.c tools/perf/util/cgrstat_track.c"
 	"cgrstat/cgrstat.h tools/perf/util/cgrstat.h"
 	"cgrstat/cgrstat_int.h tools/perf/util/cgrstat_int.h"
 	"cgutil/cgroup.c tools/perf/util/cgutil.c"
+	"cgutil/perf_open.c tools/perf/util/cgutil_perf_open.c"
 	"cgutil/cgutil.h tools/perf/util/cgutil.h"
 )
 STAMP=$WT/.perf-patches-applied
@@ -68,7 +72,7 @@ for c in "${CGRSTAT_COPIES[@]}"; do
 	blob=$(git -C "$SRC" hash-object -w "$LIB_DIR/${c%% *}")
 	GIT_INDEX_FILE=$index git -C "$SRC" update-index --add --cacheinfo "100644,$blob,${c#* }"
 done
-echo "  PERF    copied lib/cgrstat's program and loader (and lib/cgutil's cgroup helpers) into tools/perf"
+echo "  PERF    copied lib/cgrstat's program and loader (and the lib/cgutil helpers it calls) into tools/perf"
 tree=$(GIT_INDEX_FILE=$index git -C "$SRC" write-tree)
 commit=$(git -C "$SRC" -c user.name="linux-multicgroup build" -c user.email=build@localhost \
 	commit-tree "$tree" -p "$base" -m "perf/patches/series")

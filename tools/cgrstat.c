@@ -12,7 +12,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,52 +41,84 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* cgroup id -> path, for the report */
+/* cgroup id -> path below the cgroup2 mount, for the report */
 struct cg_name {
 	uint64_t id;
 	char *path;
 };
 
-static struct cg_name *names;
-static size_t nr_names, cap_names;
-static size_t root_len;
+struct cg_names {
+	struct cg_name *v;	/* sorted by id once walked */
+	size_t nr, cap;
+	const char *prefix;	/* "/SUBTREE", or "" */
+};
 
-static int add_name(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int add_name(const struct cgutil_walk_entry *e, void *ctx)
 {
-	(void)ftw;
-	(void)st;
-	if (type != FTW_D)
-		return 0;
-	if (nr_names == cap_names) {
-		struct cg_name *n = realloc(names, (cap_names * 2 + 64) * sizeof(*n));
+	struct cg_names *n = ctx;
+	char *path;
 
-		if (!n)
-			return -1;
-		names = n;
-		cap_names = cap_names * 2 + 64;
+	if (n->nr == n->cap) {
+		struct cg_name *v = realloc(n->v, (n->cap * 2 + 64) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		n->v = v;
+		n->cap = n->cap * 2 + 64;
 	}
-	if (cgutil_cgroup_id(path, &names[nr_names].id))
-		return 0;	/* removed meanwhile */
-	names[nr_names].path = strdup(strlen(path) > root_len ? path + root_len : "/");
-	nr_names++;
+	if ((e->path_len ? asprintf(&path, "%s/%s", n->prefix, e->path) :
+			   asprintf(&path, "%s", *n->prefix ? n->prefix : "/")) < 0)
+		return -ENOMEM;
+	n->v[n->nr++] = (struct cg_name){ .id = e->id, .path = path };
 	return 0;
 }
 
-static const char *name_of(uint64_t id)
+static int by_id(const void *a, const void *b)
 {
-	size_t i;
+	const struct cg_name *x = a, *y = b;
 
-	for (i = 0; i < nr_names; i++)
-		if (names[i].id == id)
-			return names[i].path;
-	return "(removed)";
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void free_names(void)
+/* The cgroups of @subtree of @root, by id. */
+static int walk_names(struct cg_names *n, const char *root, const char *subtree)
 {
-	while (nr_names)
-		free(names[--nr_names].path);
-	free(names);
+	char top[4096], prefix[4096];
+	size_t len;
+	int fd, ret;
+
+	while (*subtree == '/')
+		subtree++;
+	len = strlen(subtree);
+	while (len && subtree[len - 1] == '/')
+		len--;
+	snprintf(prefix, sizeof(prefix), "%s%.*s", len ? "/" : "", (int)len, subtree);
+	n->prefix = prefix;
+	snprintf(top, sizeof(top), "%s%s", root, prefix);
+	fd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = cgutil_walk(fd, 0, add_name, n, NULL);
+	close(fd);
+	n->prefix = NULL;
+	qsort(n->v, n->nr, sizeof(*n->v), by_id);
+	return ret;
+}
+
+static const char *name_of(const struct cg_names *n, uint64_t id)
+{
+	struct cg_name key = { .id = id }, *found;
+
+	found = n->nr ? bsearch(&key, n->v, n->nr, sizeof(*n->v), by_id) : NULL;
+	return found ? found->path : "(removed)";
+}
+
+static void free_names(struct cg_names *n)
+{
+	while (n->nr)
+		free(n->v[--n->nr].path);
+	free(n->v);
+	*n = (struct cg_names){ 0 };
 }
 
 static int run_command(char **argv)
@@ -107,14 +139,14 @@ static int run_command(char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static int pin_all(struct cgrstat *s, const struct cgrstat_record *recs, size_t nr,
-		   const char *dir)
+static int pin_all(struct cgrstat *s, const struct cg_names *names,
+		   const struct cgrstat_record *recs, size_t nr, const char *dir)
 {
 	char pin[4096];
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		const char *path = name_of(recs[i].cgroup_id);
+		const char *path = name_of(names, recs[i].cgroup_id);
 
 		snprintf(pin, sizeof(pin), "%s/%llu", dir, (unsigned long long)recs[i].cgroup_id);
 		if (cgrstat_pin_text(s, path, pin))
@@ -125,14 +157,15 @@ static int pin_all(struct cgrstat *s, const struct cgrstat_record *recs, size_t 
 	return 0;
 }
 
-static void report(struct cgrstat *s, const struct cgrstat_record *recs, size_t nr)
+static void report(struct cgrstat *s, const struct cg_names *names,
+		   const struct cgrstat_record *recs, size_t nr)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
 		if (i)
 			putchar('\n');
-		printf("cgroup %s\n", name_of(recs[i].cgroup_id));
+		printf("cgroup %s\n", name_of(names, recs[i].cgroup_id));
 		cgrstat_print_record(s, &recs[i], stdout);
 	}
 }
@@ -141,8 +174,8 @@ int main(int argc, char **argv)
 {
 	const char *events = NULL, *subtree = "", *pin_dir = NULL;
 	struct cgrstat_record *recs = NULL;
-	int opt, ret = 0, seconds = -1;
-	char top[4096];
+	int opt, ret = 0, walk_err, seconds = -1;
+	struct cg_names names = { 0 };
 	struct cgrstat *s;
 	size_t nr;
 
@@ -175,10 +208,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "cgrstat: counting\n");
 	if (pin_dir) {
 		ret = cgrstat_read_subtree(s, subtree, &recs, &nr);
-		root_len = strlen(cgrstat_cgroup_root(s));
-		snprintf(top, sizeof(top), "%s/%s", cgrstat_cgroup_root(s), subtree);
 		if (!ret)
-			ret = nftw(top, add_name, 64, FTW_PHYS) ? -1 : pin_all(s, recs, nr, pin_dir);
+			ret = walk_names(&names, cgrstat_cgroup_root(s), subtree);
+		if (!ret)
+			ret = pin_all(s, &names, recs, nr, pin_dir);
 		free(recs);
 		recs = NULL;
 		while (!ret && !stop)
@@ -194,16 +227,16 @@ int main(int argc, char **argv)
 	if (ret < 0 || cgrstat_read_subtree(s, subtree, &recs, &nr)) {
 		if (ret < 0)
 			fprintf(stderr, "cgrstat: %s\n", strerror(-ret));
-		free_names();
+		free_names(&names);
 		cgrstat_close(s);
 		return 1;
 	}
-	free_names();
-	root_len = strlen(cgrstat_cgroup_root(s));
-	snprintf(top, sizeof(top), "%s/%s", cgrstat_cgroup_root(s), subtree);
-	if (nftw(top, add_name, 64, FTW_PHYS))
-		fprintf(stderr, "cgrstat: cannot walk %s: %s\n", top, strerror(errno));
-	report(s, recs, nr);
+	free_names(&names);
+	walk_err = walk_names(&names, cgrstat_cgroup_root(s), subtree);
+	if (walk_err)
+		fprintf(stderr, "cgrstat: cannot walk the cgroups of '%s': %s\n", subtree,
+			strerror(-walk_err));
+	report(s, &names, recs, nr);
 	if (cgrstat_check_overflow(s))	/* printed as an error by libcgrstat */
 		ret = ret ? ret : 1;
 	if (getenv("CGRSTAT_DEBUG")) {
@@ -211,9 +244,10 @@ int main(int argc, char **argv)
 
 		cgrstat_get_stats(s, &st);
 		fprintf(stderr, "cgrstat: %llu cgroup switches charged, %llu read errors, "
-			"%llu slots full, %llu flush calls, %llu released cgroups forgotten\n",
+			"%llu charges that found no cgroup slot, %llu flush calls, %llu released "
+			"cgroups forgotten\n",
 			(unsigned long long)st.switches, (unsigned long long)st.read_errors,
-			(unsigned long long)st.slots_full, (unsigned long long)st.flush_calls,
+			(unsigned long long)st.unattributed_charges, (unsigned long long)st.flush_calls,
 			(unsigned long long)st.forgotten);
 		if (st.collector_runs)
 			fprintf(stderr, "cgrstat: collector %llu runs, %llu ns each; "
@@ -224,7 +258,7 @@ int main(int argc, char **argv)
 				(unsigned long long)(st.flusher_runs ? st.flusher_ns / st.flusher_runs : 0));
 	}
 	free(recs);
-	free_names();
+	free_names(&names);
 	cgrstat_close(s);
 	return ret;
 }

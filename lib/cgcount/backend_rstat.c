@@ -14,6 +14,8 @@
 #include <linux/capability.h>
 #include <sys/syscall.h>
 
+#include <bpf/libbpf.h>
+
 #include "cgcount_int.h"
 #include "cgrstat.h"
 
@@ -48,14 +50,12 @@ static int may_load_bpf(void)
 	return cap_effective(d, CAP_BPF) && cap_effective(d, CAP_PERFMON);
 }
 
-/* libcgrstat's last failure in this thread, without its prefix and newline */
-static __thread char rstat_msg[CGC_MSG_LEN];
-
 /*
- * libcgrstat's messages: its failures are reported by this backend with
- * the message kept here (cgc_err, which says which backend), what the
- * kernel cannot do goes on at CGCOUNT_INFO.  (libcgcount bundles its own
- * libcgrstat: this print function is this copy's alone.)
+ * libcgrstat's messages go to libcgcount's print callback: its failures at
+ * libcgcount's level for failures (CGCOUNT_DEBUG while auto probes), as
+ * "libcgcount: rstat backend: ...", what the kernel cannot do at
+ * CGCOUNT_INFO.  (libcgcount bundles its own libcgrstat: this print
+ * function is this copy's alone.)
  */
 static int rstat_print(enum cgrstat_print_level level, const char *fmt, va_list ap)
 {
@@ -63,35 +63,50 @@ static int rstat_print(enum cgrstat_print_level level, const char *fmt, va_list 
 	const char *text = msg;
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (level != CGRSTAT_WARN) {
-		cgc_print(level == CGRSTAT_INFO ? CGCOUNT_INFO : CGCOUNT_DEBUG, "%s", msg);
-		return 0;
-	}
 	if (!strncmp(text, "libcgrstat: ", 12))
 		text += 12;
-	snprintf(rstat_msg, sizeof(rstat_msg), "%.*s", (int)strcspn(text, "\n"), text);
+	cgc_print(level == CGRSTAT_WARN ? cgc_warn_level() :
+		  level == CGRSTAT_INFO ? CGCOUNT_INFO : CGCOUNT_DEBUG,
+		  "libcgcount: rstat backend: %s", text);
 	return 0;
 }
 
+/* libbpf's (the verifier's log) at CGCOUNT_DEBUG */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char msg[CGC_MSG_LEN];
+
+	(void)level;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	cgc_print(CGCOUNT_DEBUG, "libbpf: %s", msg);
+	return 0;
+}
+
+/* The session's events, as parsed: handed over, never re-split. */
 static int rstat_open(struct cgcount *s)
 {
 	/* max_records: one read returns every tracked cgroup */
 	CGRSTAT_OPTS(cgrstat_opts, opts, .cgroup_root = s->root, .max_cgroups = s->max_cgroups,
 		     .max_records = s->max_cgroups);
-	char names[CGC_MAX_EVENTS * 32] = "";
+	struct cgrstat_counter counters[CGRSTAT_MAX_EVENTS] = { { 0 } };
 	int i;
 
+	if (s->nr_events > CGRSTAT_MAX_EVENTS)
+		return cgc_err(E2BIG, "rstat backend: %d events, its BPF program counts at most "
+			       "%d: use the events or shared backend, or one more session",
+			       s->nr_events, CGRSTAT_MAX_EVENTS);
+	for (i = 0; i < s->nr_events; i++)
+		counters[i] = (struct cgrstat_counter){ .name = s->events[i].name,
+							.attr = &s->events[i].attr };
 	cgrstat_set_print(rstat_print);
-	for (i = 0; i < s->nr_events; i++) {
-		strncat(names, i ? "," : "", sizeof(names) - strlen(names) - 1);
-		strncat(names, s->events[i].name, sizeof(names) - strlen(names) - 1);
-	}
-	s->rstat = cgrstat_open(names, &opts);
+	libbpf_set_print(libbpf_print);
+	s->rstat = cgrstat_open_counters(counters, s->nr_events, &opts);
 	if (!s->rstat && !may_load_bpf())
 		return cgc_err(EPERM, "rstat backend: permission denied: run as root (with "
-			       "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN) (%s)", rstat_msg);
+			       "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)");
 	if (!s->rstat)
-		return cgc_err(EOPNOTSUPP, "rstat backend not available: %s", rstat_msg);
+		return cgc_err(errno == E2BIG || errno == EINVAL ? errno : EOPNOTSUPP,
+			       "rstat backend not available (the message before says why)");
 	return 0;
 }
 
@@ -118,17 +133,19 @@ static void record_values(struct cgcount *s, const struct cgrstat_value *v,
 static int check_overflow(struct cgcount *s)
 {
 	if (cgrstat_check_overflow(rs(s)))
-		return cgc_err(ENOSPC, "rstat backend: %s", rstat_msg);
+		return cgc_err(ENOSPC, "rstat backend: counts went to no cgroup (the message "
+			       "before says how many)");
 	return 0;
 }
 
 static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
 {
-	struct cgrstat_value v[CGC_MAX_EVENTS];
-	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, v, CGC_MAX_EVENTS);
+	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
+	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, v, CGRSTAT_MAX_EVENTS);
 
 	if (ret)
-		return cgc_err(-ret, "rstat read of %s: %s", cg->path, rstat_msg);
+		return cgc_err(-ret, "rstat backend: cannot read %s (the message before says why)",
+			       cg->path);
 	record_values(s, v, out);
 	return check_overflow(s);
 }
@@ -174,7 +191,8 @@ static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 	free(full);
 
 	if (ret)
-		return cgc_err(-ret, "rstat read: %s", rstat_msg);
+		return cgc_err(-ret, "rstat backend: cannot read the cgroups (the message before "
+			       "says why)");
 	ret = check_overflow(s);
 	if (ret) {
 		free(*recs);
@@ -259,7 +277,7 @@ static void minus_base(struct cgcount *s, struct cgc_cgroup *cg, const struct cg
 
 static int rstat_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
-	struct cgcount_value now[CGC_MAX_EVENTS];
+	struct cgcount_value now[CGRSTAT_MAX_EVENTS];
 	int ret;
 
 	ret = read_one_record(s, cg, now);
@@ -278,16 +296,16 @@ static void keep_last_of_removed(struct cgcount *s)
 	for (i = 0; i < s->nr_cgroups; i++) {
 		cg = s->cgroups[i];
 		if (cg->seen)
-			memcpy(cg->last, cg->acc, sizeof(cg->last));
+			memcpy(cg->last, cg->acc, s->nr_events * sizeof(*cg->last));
 		else
-			memcpy(cg->acc, cg->last, sizeof(cg->acc));
+			memcpy(cg->acc, cg->last, s->nr_events * sizeof(*cg->acc));
 		cg->seen = 0;
 	}
 }
 
 static int rstat_read_all(struct cgcount *s)
 {
-	struct cgcount_value now[CGC_MAX_EVENTS];
+	struct cgcount_value now[CGRSTAT_MAX_EVENTS];
 	struct cgrstat_record *recs;
 	struct cgc_cgroup *cg;
 	size_t nr, i;

@@ -137,12 +137,15 @@ static void cgroup_free(struct cgc_cgroup *cg)
 	free(cg);
 }
 
-static struct cgc_cgroup *cgroup_new(const char *rel, uint64_t id)
+static struct cgc_cgroup *cgroup_new(const struct cgcount *s, const char *rel, uint64_t id)
 {
-	struct cgc_cgroup *cg = calloc(1, sizeof(*cg));
+	struct cgc_cgroup *cg = calloc(1, sizeof(*cg) + 3 * s->nr_events * sizeof(*cg->values));
 
 	if (!cg)
 		return NULL;
+	cg->base = cg->values;
+	cg->acc = cg->base + s->nr_events;
+	cg->last = cg->acc + s->nr_events;
 	cg->id = id;
 	cg->path = strdup(rel);
 	if (!cg->path) {
@@ -181,7 +184,7 @@ static int pending_add(struct cgcount *s, const char *rel, uint64_t id, void *ar
 			return cgc_err(ENOMEM, "out of memory");
 		p->cgs = n;
 	}
-	p->cgs[p->nr] = cgroup_new(rel, id);
+	p->cgs[p->nr] = cgroup_new(s, rel, id);
 	if (!p->cgs[p->nr])
 		return cgc_err(ENOMEM, "out of memory");
 	p->nr++;
@@ -509,7 +512,7 @@ static int read_locked(struct cgcount *s, uint64_t id, struct cgcount_value *val
 	if (!cg)
 		return cgc_err(ENOENT, "cgroup id %llu is not counted by this session: "
 			       "add it first", (unsigned long long)id);
-	memset(cg->acc, 0, sizeof(cg->acc));
+	memset(cg->acc, 0, s->nr_events * sizeof(*cg->acc));
 	ret = s->ops->read_one(s, cg);
 	if (!ret)
 		memcpy(values, cg->acc, s->nr_events * sizeof(*values));
@@ -586,7 +589,7 @@ int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings, size_
 	pthread_mutex_lock(&s->lock);
 	ret = subtrees_walk(s);
 	for (i = 0; i < s->nr_cgroups; i++)
-		memset(s->cgroups[i]->acc, 0, sizeof(s->cgroups[i]->acc));
+		memset(s->cgroups[i]->acc, 0, s->nr_events * sizeof(*s->cgroups[i]->acc));
 	if (!ret && s->nr_cgroups)
 		ret = s->ops->read_all(s);
 	if (!ret)

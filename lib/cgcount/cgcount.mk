@@ -27,11 +27,12 @@ CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
 CGC_LIB_SO  := $(CGC_OUT)/$(CGC_REALNAME)
 CGC_PC      := $(CGC_OUT)/cgcount.pc
 CGC_NAMES   := cgcount cgtree events backend_events backend_shared backend_rstat
-CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h lib/cgutil/cgutil.h
+CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
+	$(LIBBPF_HDRS_STAMP)
 CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
 CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a
 CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
-CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
+CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
 # hidden by default: only what cgcount.h marks CGCOUNT_API is exported
 CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)
 CGC_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -45,18 +46,12 @@ $(CGC_LIBAPI): $(wildcard $(KSRC)/tools/lib/api/*.c)
 	@mkdir -p $(@D)
 	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/api OUTPUT=$(abspath $(@D))/ $(abspath $@)
 
-# cgrstat again, position independent (cgrstat.mk's copy is for executables)
-CGC_CGRSTAT := cgrstat cgrstat_events
-$(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/pic/%.o: lib/cgrstat/%.c \
-		lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -fPIC -I$(CGRSTAT_OUT) -c $< -o $@
-
 $(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) -c $< -o $@
 
-CGC_OBJS := $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES) $(CGC_CGRSTAT))
+# (recursive: cgrstat's objects are lib/cgrstat/cgrstat.mk's)
+CGC_OBJS = $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES)) $(CGRSTAT_OBJS)
 
 # The static library: one relocatable object with everything it needs. An
 # archive has no version script, so the symbols the script does not export
@@ -66,7 +61,7 @@ $(CGC_OUT)/cgcount.syms: $(CGC_MAP)
 	@mkdir -p $(@D)
 	sed -n 's/^[[:space:]]*\(cgcount_[a-z_]*\);$$/\1/p' $< > $@
 
-$(CGC_OUT)/cgcount-all.o: $(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) \
+$(CGC_OUT)/cgcount-all.o: $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) \
 		$(CGC_OUT)/cgcount.syms
 	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
 	objcopy --keep-global-symbols=$(CGC_OUT)/cgcount.syms $@.tmp $@
@@ -78,7 +73,7 @@ $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
 
 # The shared library: exports what the version script lists (CGCOUNT_x.y.z
 # nodes, as libbpf.map), soname libcgcount.so.MAJOR.
-$(CGC_LIB_SO): $(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_MAP)
+$(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_MAP)
 	$(CC) -shared -Wl,-soname,$(CGC_SONAME) -Wl,--version-script=$(CGC_MAP) -Wl,-z,defs \
 		-o $@ $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 	@ln -sf $(CGC_REALNAME) $(CGC_OUT)/$(CGC_SONAME)
@@ -90,17 +85,12 @@ $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $< > $@
 
 # ---- the ASan + UBSan variant of the library objects (tests link them) ----
-$(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_CGRSTAT)): $(CGC_OUT)/asan/%.o: lib/cgrstat/%.c \
-		lib/cgrstat/cgrstat.h lib/cgrstat/cgrstat_int.h $$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) $(CGC_SAN) -I$(CGRSTAT_OUT) -c $< -o $@
-
 $(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
 
 # (recursive: lib/cgutil/cgutil.mk may be read after this fragment)
-CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES) $(CGC_CGRSTAT)) \
+CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGRSTAT_ASAN_OBJS) \
 	$(CGUTIL_ASAN_LIB)
 CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
 

@@ -12,8 +12,9 @@
 
 #define CGC_PATH_MAX 4096
 #define CGC_MSG_LEN 1024
-/* events per session: cgrstat's limit; the other backends take any number */
-#define CGC_MAX_EVENTS 8
+/* events per session; the rstat backend takes at most CGRSTAT_MAX_EVENTS
+ * of them (its BPF program's slots), the others this many */
+#define CGC_MAX_EVENTS 64
 
 struct cgc_event {
 	char *name;			/* as given, e.g. "cpu-clock" */
@@ -25,11 +26,13 @@ struct cgc_cgroup {
 	uint64_t id;
 	char *path;			/* relative to the root, leading '/' */
 	int *fds;			/* events: [event][cpu] */
-	struct cgcount_value base[CGC_MAX_EVENTS];	/* rstat: at add */
-	struct cgcount_value acc[CGC_MAX_EVENTS];	/* scratch for reads */
-	struct cgcount_value last[CGC_MAX_EVENTS];	/* rstat: last reading */
-	int seen;					/* rstat: in this read */
+	/* nr_events values each, in values[] */
+	struct cgcount_value *base;	/* rstat: at add */
+	struct cgcount_value *acc;	/* scratch for reads */
+	struct cgcount_value *last;	/* rstat: last reading */
+	int seen;			/* rstat: in this read */
 	int created_later;	/* found below a subtree after it was added */
+	struct cgcount_value values[];
 };
 
 struct cgcount;
@@ -100,6 +103,8 @@ void cgc_print(enum cgcount_print_level level, const char *fmt, ...)
 int cgc_err(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* while on (nested), cgc_err prints at CGCOUNT_DEBUG: auto's probes */
 void cgc_probing(int on);
+/* the level of a failure's message: CGCOUNT_WARN, CGCOUNT_DEBUG while probing */
+enum cgcount_print_level cgc_warn_level(void);
 /* an error from perf_event_open, with what to do about it */
 int cgc_perf_open_err(int err, const char *what);
 

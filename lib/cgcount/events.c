@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgcount_int.h"
@@ -48,6 +47,11 @@ void cgc_probing(int on)
 	probing += on ? 1 : -1;
 }
 
+enum cgcount_print_level cgc_warn_level(void)
+{
+	return probing ? CGCOUNT_DEBUG : CGCOUNT_WARN;
+}
+
 int cgc_err(int err, const char *fmt, ...)
 {
 	char msg[CGC_MSG_LEN];
@@ -56,32 +60,16 @@ int cgc_err(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cgc_print(probing ? CGCOUNT_DEBUG : CGCOUNT_WARN, "libcgcount: %s\n", msg);
+	cgc_print(cgc_warn_level(), "libcgcount: %s\n", msg);
 	errno = err;
 	return -err;
 }
 
 int cgc_perf_open_err(int err, const char *what)
 {
-	switch (err) {
-	case EACCES:
-	case EPERM:
-		return cgc_err(err, "%s: permission denied: run as root (or with CAP_PERFMON) "
-			       "or lower kernel.perf_event_paranoid (sysctl -w "
-			       "kernel.perf_event_paranoid=-1)", what);
-	case ENOENT:
-	case EOPNOTSUPP:
-		return cgc_err(err, "%s: not supported by this kernel or CPU (hardware events "
-			       "need a PMU; cgroup events need CONFIG_CGROUP_PERF): %s",
-			       what, strerror(err));
-	case EMFILE:
-	case ENFILE:
-		return cgc_err(err, "%s: out of file descriptors: raise the limit (ulimit -n) "
-			       "or use the shared or rstat backend, which need no fd per "
-			       "cgroup", what);
-	default:
-		return cgc_err(err, "%s: %s", what, strerror(err));
-	}
+	return cgc_err(err, "%s: %s%s", what, cgutil_perf_open_advice(err),
+		       err == EMFILE || err == ENFILE ?
+		       " or use the shared or rstat backend, which need no fd per cgroup" : "");
 }
 
 static int bad_event(int err, const char *name, size_t len)
@@ -117,26 +105,15 @@ static int add_event(struct cgcount *s, const char *str, size_t len)
 	return 0;
 }
 
-/* The end of the event at @p: a comma outside a PMU's /terms/, or the end. */
-static const char *event_end(const char *p)
-{
-	int in_terms = 0;
-
-	for (; *p && (in_terms || *p != ','); p++)
-		in_terms ^= *p == '/';
-	return p;
-}
-
 int cgc_parse_events(struct cgcount *s, const char *list)
 {
-	const char *p = list, *end;
+	size_t len;
 	int ret = 0;
 
 	s->nr_events = 0;
-	while (!ret && p && *p) {
-		end = event_end(p);
-		ret = add_event(s, p, end - p);
-		p = *end ? end + 1 : end;
+	for (; !ret && list && *list; list += len + !!list[len]) {
+		len = cgutil_event_len(list);
+		ret = add_event(s, list, len);
 	}
 	if (!ret && !s->nr_events)
 		return cgc_err(EINVAL, "no event given (e.g. \"cpu-clock,context-switches\")");
@@ -152,21 +129,12 @@ void cgc_free_events(struct cgcount *s)
 	s->nr_events = 0;
 }
 
-static int perf_open_attr(struct perf_event_attr *attr, int pid, int cpu, int group_fd,
-			  unsigned long flags)
-{
-	int fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
-			 flags | PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags)
 {
 	struct perf_event_attr attr = ev->attr;
 
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return perf_open_attr(&attr, pid, cpu, -1, flags);
+	return cgutil_perf_open(&attr, pid, cpu, -1, flags);
 }
 
 int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd)
@@ -181,7 +149,7 @@ int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd)
 	 * would not be scheduled in until the group is.
 	 */
 	attr.disabled = group_fd < 0;
-	return perf_open_attr(&attr, -1, cpu, group_fd, 0);
+	return cgutil_perf_open(&attr, -1, cpu, group_fd, 0);
 }
 
 int cgc_kernel_has_shared(void)

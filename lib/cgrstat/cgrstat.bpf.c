@@ -35,14 +35,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
+#include "cgrstat_abi.h"
 #include "cgrstat_kfuncs.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define CGRSTAT_MAX_EVENTS 8
-#define CGRSTAT_MAX_CPUS 1024
-#define CGRSTAT_MAX_LEVELS 32
-#define CGRSTAT_NAME_LEN 32
 #ifndef EEXIST
 #define EEXIST 17
 #endif
@@ -50,83 +47,10 @@ char LICENSE[] SEC("license") = "GPL";
 #define ENOMEM 12
 #endif
 
-struct cgrstat_value {
-	__u64 counter;
-	__u64 enabled;
-	__u64 running;
-};
-
-/* Binary record handed to user space (layout mirrored in cgrstat.h). */
-struct cgrstat_record {
-	__u64 cgroup_id;
-	__u32 level;
-	__u32 nr_events;
-	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
-};
-
-/*
- * Per (cgroup, cpu): cumulative counts written by the collector on that cpu
- * only, and what the flusher already folded (flusher-owned).  The loader
- * sizes the map's values to the events in use: 8 + 48 bytes per event.
- */
-struct slot_event {
-	struct cgrstat_value state;
-	struct cgrstat_value flushed;
-};
-
-struct cgrp_cpu_slot {
-	__u64 marked;		/* rstat was told; cleared by the flusher */
-	struct slot_event ev[CGRSTAT_MAX_EVENTS];
-};
-
-/* Per cgroup: subtree total, and counts passed up by children not yet
- * folded.  Only touched by the flusher, under the rstat lock.  Sized like
- * the slots: 48 bytes per event. */
-struct total_event {
-	struct cgrstat_value total;
-	struct cgrstat_value pending;
-};
-
-struct cgrp_total {
-	struct total_event ev[CGRSTAT_MAX_EVENTS];
-};
-
-struct cpu_reading {
-	struct cgrstat_value last[CGRSTAT_MAX_EVENTS];
-	/* charges on this cpu so far, times two; odd while one is under way
-	 * (the reader waits for even and re-flushes when it moved) */
-	__u64 seq;
-};
-
-/*
- * What the cpu counted since its last charge, noted by cgrstat_sync, with
- * the running cgroup's ancestry: ids[i] is the id of its ancestor i levels
- * up (ids[0] its own).  Valid while the cpu's seq has not moved.
- */
-struct cpu_tail {
-	__u64 seq;
-	__u32 level;
-	__u32 nr_ids;
-	__u64 ids[CGRSTAT_MAX_LEVELS];
-	struct cgrstat_value delta[CGRSTAT_MAX_EVENTS];
-};
-
-/* Sum of the cpus' tails below a cgroup (the readers' overlay) */
-struct cgrp_sum {
-	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
-};
-
-/* Counts charged to a cgroup without an index (none was free when it was
- * created): reported as errors, never charged to another cgroup. */
-struct cgrstat_overflow {
-	struct cgrstat_value values[CGRSTAT_MAX_EVENTS];
-	__u64 slot_charges;	/* charges with no slot */
-};
-
 /* Set by the loader before load. */
 const volatile __u32 nr_cpus = 1;
 const volatile __u32 nr_events = 1;
-const volatile char event_names[CGRSTAT_MAX_EVENTS][CGRSTAT_NAME_LEN];
+const volatile char event_names[CGRSTAT_ABI_MAX_EVENTS][CGRSTAT_NAME_LEN];
 /* Bit i: event i counts the context switch itself (context-switches,
  * cgroup-switches).  perf counts it in perf_event_task_sched_out(), after
  * the sched_switch tracepoint, and charges it to the outgoing cgroup (as
@@ -251,7 +175,7 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
-	__type(value, struct cgrstat_record);
+	__type(value, struct cgrstat_abi_record);
 } records SEC(".maps");
 
 /* Released cgroups (id -> index), whose index the next reader frees
@@ -391,7 +315,7 @@ static __always_inline struct cgrp_total *cgrp_total(struct cgroup *cgrp)
 	return idx < 0 ? NULL : bpf_map_lookup_elem(&cgrp_totals, &(__u32){ idx });
 }
 
-static __always_inline void add_value(struct cgrstat_value *dst, const struct cgrstat_value *src)
+static __always_inline void add_value(struct cgrstat_abi_value *dst, const struct cgrstat_abi_value *src)
 {
 	dst->counter += src->counter;
 	dst->enabled += src->enabled;
@@ -399,9 +323,9 @@ static __always_inline void add_value(struct cgrstat_value *dst, const struct cg
 }
 
 /* @d = @now - @last */
-static __always_inline void reading_delta(struct cgrstat_value *d,
+static __always_inline void reading_delta(struct cgrstat_abi_value *d,
 					  const struct bpf_perf_event_value *now,
-					  const struct cgrstat_value *last)
+					  const struct cgrstat_abi_value *last)
 {
 	d->counter = now->counter - last->counter;
 	d->enabled = now->enabled - last->enabled;
@@ -444,7 +368,7 @@ static __always_inline struct cgrstat_overflow *this_cpu_overflow(void)
 static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 cpu,
 						    bool at_switch)
 {
-	struct cgrstat_value *dst, delta;
+	struct cgrstat_abi_value *dst, delta;
 	struct bpf_perf_event_value now = {};
 	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
@@ -459,7 +383,7 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 	if (!slot && !ovf)
 		return NULL;
 	prev->seq++;		/* odd: a charge is under way */
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		if (read_event(i, cpu, &now)) {
 			__sync_fetch_and_add(&nr_collect_errors, 1);
 			if (software_only && i == 0)
@@ -564,9 +488,9 @@ int cgrstat_sync(void *ctx)
 	if (!prev || !tail)
 		return 0;
 	tail->seq = prev->seq;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		if ((software_only && i > 0 && !now.enabled) || read_event(i, cpu, &now)) {
-			tail->delta[i] = (struct cgrstat_value){};
+			tail->delta[i] = (struct cgrstat_abi_value){};
 			continue;	/* event 0 failed with software_only: no times */
 		}
 		reading_delta(&tail->delta[i], &now, &prev->last[i]);
@@ -623,18 +547,18 @@ int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 	return 0;
 }
 
-static __always_inline void pass_up(struct cgrp_total *up, const struct cgrstat_value *delta)
+static __always_inline void pass_up(struct cgrp_total *up, const struct cgrstat_abi_value *delta)
 {
 	__u32 i;
 
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 		add_value(&up->ev[i].pending, &delta[i]);
 }
 
 SEC("fentry/bpf_rstat_flush")
 int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 {
-	struct cgrstat_value delta[CGRSTAT_MAX_EVENTS] = {};
+	struct cgrstat_abi_value delta[CGRSTAT_ABI_MAX_EVENTS] = {};
 	struct cgrp_total *total, *up = NULL;
 	struct cgrp_cpu_slot *slot;
 	__s64 idx = cgrp_index_of(cgrp);
@@ -656,7 +580,7 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	if (parent)
 		up = cgrp_total(parent);
 
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		struct slot_event *se = &slot->ev[i];
 		struct total_event *te = &total->ev[i];
 
@@ -665,7 +589,7 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 		delta[i].running = se->state.running - se->flushed.running;
 		add_value(&se->flushed, &delta[i]);
 		add_value(&delta[i], &te->pending);
-		te->pending = (struct cgrstat_value){};
+		te->pending = (struct cgrstat_abi_value){};
 		add_value(&te->total, &delta[i]);
 	}
 	if (up)
@@ -673,7 +597,7 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	return 0;
 }
 
-static __always_inline void fill_record(struct cgrstat_record *rec, struct cgroup *cgrp)
+static __always_inline void fill_record(struct cgrstat_abi_record *rec, struct cgroup *cgrp)
 {
 	struct cgrp_total *total;
 	struct cgrp_sum *extra;
@@ -683,15 +607,15 @@ static __always_inline void fill_record(struct cgrstat_record *rec, struct cgrou
 	rec->cgroup_id = id;
 	rec->level = BPF_CORE_READ(cgrp, level);
 	rec->nr_events = nr_events;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS; i++)
-		rec->values[i] = (struct cgrstat_value){};
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS; i++)
+		rec->values[i] = (struct cgrstat_abi_value){};
 	total = cgrp_total(cgrp);
 	if (total)
-		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			rec->values[i] = total->ev[i].total;
 	extra = bpf_map_lookup_elem(&overlay, &id);
 	if (extra)
-		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			add_value(&rec->values[i], &extra->v[i]);
 }
 
@@ -707,7 +631,7 @@ static long zero_slot(__u32 cpu, void *ctx)
 	if (!slot)
 		return 0;
 	slot->marked = 0;
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 		slot->ev[i] = (struct slot_event){};
 	return 0;
 }
@@ -722,7 +646,7 @@ static long forget_cgroup(void *map, __u64 *id, __u32 *idx, void *ctx)
 	bpf_loop(CGRSTAT_MAX_CPUS, zero_slot, &index, 0);
 	total = bpf_map_lookup_elem(&cgrp_totals, &index);
 	if (total)
-		for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++)
+		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			total->ev[i] = (struct total_event){};
 	if (!have_cgrp_storage)
 		bpf_map_delete_elem(&cgrp_index_by_id, id);
@@ -804,7 +728,7 @@ static long add_tail(__u32 cpu, void *ctx)
 			if (!o)
 				break;
 		}
-		for (e = 0; e < CGRSTAT_MAX_EVENTS && e < nr_events; e++)
+		for (e = 0; e < CGRSTAT_ABI_MAX_EVENTS && e < nr_events; e++)
 			add_value(&o->v[e], &tail->delta[e]);
 	}
 	return 0;
@@ -853,7 +777,7 @@ SEC("iter.s/cgroup")
 int cgrstat_dump_records(struct bpf_iter__cgroup *ctx)
 {
 	struct cgroup *cgrp = ctx->cgroup;
-	struct cgrstat_record *rec;
+	struct cgrstat_abi_record *rec;
 	__u32 idx;
 
 	if (!cgrp)
@@ -877,7 +801,7 @@ int cgrstat_dump_text(struct bpf_iter__cgroup *ctx)
 {
 	struct seq_file *seq = ctx->meta->seq;
 	struct cgroup *cgrp = ctx->cgroup;
-	struct cgrstat_record rec;
+	struct cgrstat_abi_record rec;
 	__u32 i;
 
 	if (!cgrp)
@@ -887,7 +811,7 @@ int cgrstat_dump_text(struct bpf_iter__cgroup *ctx)
 	if (ctx->meta->seq_num != 0)
 		BPF_SEQ_PRINTF(seq, "\n");
 	BPF_SEQ_PRINTF(seq, "cgroup_id %llu\n", rec.cgroup_id);
-	for (i = 0; i < CGRSTAT_MAX_EVENTS && i < nr_events; i++) {
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		BPF_SEQ_PRINTF(seq, "%s %llu\n", event_names[i], rec.values[i].counter);
 		BPF_SEQ_PRINTF(seq, "%s.time_enabled %llu\n", event_names[i], rec.values[i].enabled);
 		BPF_SEQ_PRINTF(seq, "%s.time_running %llu\n", event_names[i], rec.values[i].running);

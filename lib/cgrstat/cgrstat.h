@@ -48,21 +48,13 @@
 #define CGRSTAT_MINOR_VERSION 1
 #define CGRSTAT_PATCH_VERSION 0
 
-#ifdef __cplusplus
-extern "C" {
-#ifdef __cplusplus
-}
-#endif
-
-#endif /* CGRSTAT_H */
-
 #ifndef CGRSTAT_API
 #define CGRSTAT_API __attribute__((visibility("default")))
-#ifdef __cplusplus
-}
 #endif
 
-#endif /* CGRSTAT_H */
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* The library's version at run time (the macros give the header's). */
 CGRSTAT_API uint32_t cgrstat_major_version(void);
@@ -121,16 +113,23 @@ struct cgrstat_opts {
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
 	size_t :0;
 };
-#define cgrstat_opts__last_field cgroup_root
 
-/* libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz */
+/*
+ * libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz
+ * and the fields given.  Valid C and C++ (g++ too, whose -Wextra would warn
+ * of the fields left to zero).
+ */
 #define CGRSTAT_OPTS(TYPE, NAME, ...)						\
-	struct TYPE NAME = ({							\
+	struct TYPE NAME = __extension__ ({					\
 		memset(&NAME, 0, sizeof(struct TYPE));				\
-		(struct TYPE) {							\
+		_Pragma("GCC diagnostic push")					\
+		_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") \
+		struct TYPE NAME##_cgrstat_init = {				\
 			.sz = sizeof(struct TYPE),				\
 			__VA_ARGS__						\
 		};								\
+		_Pragma("GCC diagnostic pop")					\
+		NAME##_cgrstat_init;						\
 	})
 
 /* events: comma-separated events as perf stat -e takes them, parsed by
@@ -193,20 +192,16 @@ CGRSTAT_API void cgrstat_print_record(const struct cgrstat *s, const struct cgrs
 struct cgrstat_stats {
 	uint64_t switches;
 	uint64_t read_errors;
-	uint64_t slots_full;	/* unattributed_charges + lost_flushes */
 	uint64_t flush_calls;
 	uint64_t forgotten;	/* entries of released cgroups deleted */
 	uint64_t reflushes;	/* reads that flushed twice (a switch raced the flush) */
-	uint64_t slot_entries;	/* cgroups with per-cpu slots now */
-	uint64_t total_entries;	/* cgroups with totals now (the same: one
-				 * index holds a cgroup's slot and total) */
-	uint64_t max_cgroups;	/* room for that many in each map */
-	/* The overflow entry: counts charged to no cgroup because a map was
-	 * full (never to another cgroup).  Non-zero is an error: see
+	uint64_t tracked;	/* cgroups holding an entry (per-cpu slots and a
+				 * total) now */
+	uint64_t max_cgroups;	/* room for that many */
+	/* The overflow entry: counts charged to no cgroup because the maps
+	 * were full (never to another cgroup).  Non-zero is an error: see
 	 * cgrstat_check_overflow(). */
 	uint64_t unattributed_charges;	/* charges that found no cgroup slot */
-	uint64_t lost_flushes;		/* flushes whose cgroup had a slot but
-					 * no total: 0, they share one index */
 	uint64_t dead_lost;		/* released cgroups whose index stays in use */
 	/* their counts per event: cgrstat_unattributed() */
 	/* with sysctl kernel.bpf_stats_enabled=1: time in the programs */

@@ -5,15 +5,21 @@
 #   $(CGRSTAT_LIB_SO)   libcgrstat.so.X.Y.Z (soname libcgrstat.so.X): exports
 #                       what libcgrstat.map lists, libbpf and cgutil inside
 #                       (libcgcount's convention, lib/README.md)
+#   $(CGRSTAT_OBJS)     the library's objects, position independent, hidden
+#                       but for CGRSTAT_API: the .a, the .so and libcgcount
+#                       are made of them
+#   $(CGRSTAT_ASAN_OBJS)  the same with ASan + UBSan (libcgcount's sanitizer
+#                       build, tests/sanitize's cgrstat)
 #   CGRSTAT_CFLAGS / CGRSTAT_LDLIBS   to build a program against the library
 #                       (with lib/cgutil, which parses cgrstat_open()'s events
 #                       and finds the cgroup2 mount)
 #
 #   make cgrstat        the library and its CLI (tools/cgrstat.c)
 #
-# cgrstat.c is the loader perf's rstat backend compiles too (perf/apply-
-# patches.sh copies it, with lib/cgutil/cgroup.c); cgrstat_events.c, the
-# event strings of cgrstat_open(), is the library's alone.
+# The loader (cgrstat_load.c, cgrstat_read.c, cgrstat_track.c) is what
+# perf's rstat backend compiles too (perf/apply-patches.sh copies it, with
+# the lib/cgutil files it calls); cgrstat_events.c, the event strings of
+# cgrstat_open(), is the library's alone.
 CGRSTAT_DIR := lib/cgrstat
 CGRSTAT_OUT := $(BUILD)/cgrstat
 CGRSTAT_LIB := $(CGRSTAT_OUT)/libcgrstat.a
@@ -24,8 +30,9 @@ CGRSTAT_SONAME := libcgrstat.so.$(firstword $(subst ., ,$(CGRSTAT_VERSION)))
 CGRSTAT_MAP := $(CGRSTAT_DIR)/libcgrstat.map
 CGRSTAT_LIB_SO := $(CGRSTAT_OUT)/libcgrstat.so.$(CGRSTAT_VERSION)
 CGRSTAT_SKEL := $(CGRSTAT_OUT)/cgrstat.skel.h
-CGRSTAT_NAMES := cgrstat cgrstat_events
-CGRSTAT_SRCS := $(patsubst %,$(CGRSTAT_DIR)/%.c,$(CGRSTAT_NAMES))
+CGRSTAT_NAMES := cgrstat_load cgrstat_read cgrstat_track cgrstat_events
+CGRSTAT_HDRS := $(addprefix $(CGRSTAT_DIR)/,cgrstat.h cgrstat_int.h cgrstat_abi.h) \
+	lib/cgutil/cgutil.h
 CGRSTAT_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(CGRSTAT_DIR) -Ilib/cgutil -isystem $(KHDR)
 # (recursive: lib/cgutil/cgutil.mk is read after this fragment)
 CGRSTAT_LDLIBS = $(CGRSTAT_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS)
@@ -36,27 +43,30 @@ $(CGRSTAT_OUT)/cgrstat.bpf.o: BPF_CFLAGS += -mcpu=v3
 # struct cgrstat is the session: the skeleton is struct cgrstat_bpf
 $(CGRSTAT_OUT)/cgrstat.skel.h: SKEL_NAME := cgrstat_bpf
 
-CGRSTAT_OBJS := $(patsubst %,$(CGRSTAT_OUT)/%.o,$(CGRSTAT_NAMES))
-$(CGRSTAT_OBJS): $(CGRSTAT_OUT)/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_DIR)/cgrstat_int.h lib/cgutil/cgutil.h \
-		$(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
+# Each object once per flavour, here: PIC with hidden symbols (the .a, the
+# .so, libcgcount) and its sanitizer twin.
+CGRSTAT_OBJS := $(patsubst %,$(CGRSTAT_OUT)/pic/%.o,$(CGRSTAT_NAMES))
+CGRSTAT_ASAN_OBJS := $(patsubst %,$(CGRSTAT_OUT)/asan/%.o,$(CGRSTAT_NAMES))
+$(CGRSTAT_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_HDRS) $(CGRSTAT_SKEL) \
+		$(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -I$(CGRSTAT_OUT) -c $< -o $@
+	$(CC) $(CGRSTAT_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) -c $< -o $@
+
+$(CGRSTAT_ASAN_OBJS): $(CGRSTAT_OUT)/asan/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_HDRS) $(CGRSTAT_SKEL) \
+		$(LIBBPF_HDRS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CGRSTAT_CFLAGS) $(CGUTIL_SAN) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) \
+		-c $< -o $@
 
 $(CGRSTAT_LIB): $(CGRSTAT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# The shared library: position independent, hidden but what cgrstat.h marks
-# CGRSTAT_API, exported at the version script's node.
-CGRSTAT_PIC_OBJS := $(patsubst %,$(CGRSTAT_OUT)/pic/%.o,$(CGRSTAT_NAMES))
-$(CGRSTAT_PIC_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_DIR)/cgrstat.h $(CGRSTAT_DIR)/cgrstat_int.h \
-		lib/cgutil/cgutil.h $(CGRSTAT_SKEL) $(LIBBPF_HDRS_STAMP)
-	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) -c $< -o $@
-
-$(CGRSTAT_LIB_SO): $(CGRSTAT_PIC_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(CGRSTAT_MAP)
+# The shared library: hidden but what cgrstat.h marks CGRSTAT_API, exported
+# at the version script's node.
+$(CGRSTAT_LIB_SO): $(CGRSTAT_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(CGRSTAT_MAP)
 	$(CC) -shared -Wl,-soname,$(CGRSTAT_SONAME) -Wl,--version-script=$(CGRSTAT_MAP) \
-		-Wl,-z,defs -o $@ $(CGRSTAT_PIC_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
+		-Wl,-z,defs -o $@ $(CGRSTAT_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
 		$(CGUTIL_LDLIBS)
 	@ln -sf $(notdir $@) $(CGRSTAT_OUT)/$(CGRSTAT_SONAME)
 

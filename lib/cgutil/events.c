@@ -296,3 +296,13 @@ void cgutil_event_names(char *buf, size_t len)
 		used += n;
 	}
 }
+
+size_t cgutil_event_len(const char *list)
+{
+	const char *p = list;
+	bool in_terms = false;
+
+	for (; *p && (in_terms || *p != ','); p++)
+		in_terms ^= *p == '/';
+	return p - list;
+}

@@ -569,8 +569,9 @@ static void touch_pages_in(struct __test_metadata *_metadata, const char *cg)
 /*
  * Modifiers as perf's: page-faults:u counts the faults taken in user mode
  * (at least one per page the child touches), :k those in kernel mode, and
- * the two add up to page-faults exactly.  A PMU event from sysfs
- * (software/config=2/, the same event) counts what page-faults counts.
+ * the two add up to page-faults exactly.  A PMU event from sysfs with a
+ * comma among its terms (software/config=2,config1=0/, the same event) is
+ * one event, and counts what page-faults counts.
  */
 TEST_F(cgc, event_modifiers_and_pmu_syntax)
 {
@@ -578,14 +579,16 @@ TEST_F(cgc, event_modifiers_and_pmu_syntax)
 	struct cgcount_value v[NR_VALUES];
 	struct cgcount *s;
 
-	s = cgcount_open("page-faults:u,page-faults:k,page-faults,software/config=2/", &opts);
-	if (!s && cgcount_backend(self->s) == CGCOUNT_RSTAT)
-		SKIP(return, "rstat takes perf's names only: %.900s", last_msg);
+	/* the PMU event's comma is its own: every backend gets four events */
+	s = cgcount_open("page-faults:u,page-faults:k,page-faults,software/config=2,config1=0/",
+			 &opts);
 	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	ASSERT_EQ(4, cgcount_nr_events(s));
+	EXPECT_STREQ("software/config=2,config1=0/", cgcount_event_name(s, 3));
 	ASSERT_EQ(0, cgcount_add_path(s, self->busy)) TH_LOG("%s", last_msg);
 	touch_pages_in(_metadata, self->busy);
 	ASSERT_EQ(0, cgcount_read_path(s, self->busy, v, NR_VALUES)) TH_LOG("%s", last_msg);
-	TH_LOG("page faults of %d pages: user %llu, kernel %llu, all %llu, software/config=2/ %llu",
+	TH_LOG("page faults of %d pages: user %llu, kernel %llu, all %llu, software/ %llu",
 	       TOUCH_PAGES, (unsigned long long)v[0].value, (unsigned long long)v[1].value,
 	       (unsigned long long)v[2].value, (unsigned long long)v[3].value);
 	EXPECT_LE(TOUCH_PAGES, v[0].value);
@@ -730,6 +733,62 @@ TEST(opts_sizes_old_and_new)
 	old.sz = 4;
 	EXPECT_EQ(NULL, cgcount_open("cpu-clock", &old));
 	EXPECT_EQ(EINVAL, errno);
+	check_leaks(_metadata);
+}
+
+/*
+ * perf's syntax for a hardware event reaches the rstat backend as one
+ * event: its comma is inside the PMU's /terms/.  Opened where the cpu PMU
+ * and rstat exist; elsewhere refused naming the whole event.
+ */
+TEST(rstat_pmu_event_with_comma_is_one_event)
+{
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = CGCOUNT_RSTAT);
+	struct cgcount *s;
+
+	last_msg[0] = '\0';
+	s = cgcount_open("cpu/event=0x3c,umask=0/,cpu-clock", &opts);
+	if (s) {
+		EXPECT_EQ(2, cgcount_nr_events(s));
+		EXPECT_STREQ("cpu/event=0x3c,umask=0/", cgcount_event_name(s, 0));
+		cgcount_close(s);
+		check_leaks(_metadata);
+		return;
+	}
+	if (!strstr(last_msg, "event=") && strstr(last_msg, "rstat backend not available") &&
+	    getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", last_msg);
+	TH_LOG("%s", last_msg);
+	EXPECT_NE(NULL, strstr(last_msg, "'cpu/event=0x3c,umask=0/'"));
+	EXPECT_EQ(NULL, strstr(last_msg, "'cpu/event=0x3c'"));
+	check_leaks(_metadata);
+}
+
+/*
+ * The rstat backend's BPF program has 8 slots: it refuses a ninth event
+ * and says so; the events backend takes nine.
+ */
+TEST(nine_events_rstat_refuses_events_takes)
+{
+	static const char nine[] = "cpu-clock,task-clock,context-switches,cpu-migrations,"
+				   "page-faults,minor-faults,major-faults,cpu-clock:u,cpu-clock:k";
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = CGCOUNT_EVENTS);
+	struct cgcount *s;
+
+	s = cgcount_open(nine, &opts);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	EXPECT_EQ(9, cgcount_nr_events(s));
+	EXPECT_STREQ("cpu-clock:k", cgcount_event_name(s, 8));
+	cgcount_close(s);
+
+	opts.backend = CGCOUNT_RSTAT;
+	last_msg[0] = '\0';
+	s = cgcount_open(nine, &opts);
+	EXPECT_EQ(NULL, s);
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_NE(NULL, strstr(last_msg, "rstat backend: 9 events")) TH_LOG("%s", last_msg);
+	EXPECT_NE(NULL, strstr(last_msg, "at most 8")) TH_LOG("%s", last_msg);
+	cgcount_close(s);
 	check_leaks(_metadata);
 }
 

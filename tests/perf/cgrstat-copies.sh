@@ -1,7 +1,7 @@
 #!/bin/bash
 # Host test (TAP): perf's rstat backend runs libcgrstat's own BPF program
 # and loader. perf/apply-patches.sh copies lib/cgrstat's files (and the
-# cgroup helpers of lib/cgutil the loader calls) into the
+# helpers of lib/cgutil the loader calls) into the
 # tools/perf it builds (build/perf-src); this checks that each copy there is
 # byte for byte the library's, and that no patch of perf/patches carries a
 # program or loader of its own for the rstat backend (as it once did, and
@@ -19,14 +19,14 @@ mapfile -t copies < <(sed -n '/^CGRSTAT_COPIES=(/,/^)/s/^\t"\(.*\)"$/\1/p' perf/
 
 echo "TAP version 13"
 echo "1..$(( ${#copies[@]} + 2 ))"
-check "perf/apply-patches.sh names the program, its kfunc header, the loader, its two headers and cgutil's cgroup.c and cgutil.h (${#copies[@]} copies)" \
-	[ "${#copies[@]}" -eq 7 ]
+check "perf/apply-patches.sh names the program, its kfunc header, the loader's three files and three headers, and cgutil's cgroup.c, perf_open.c and cgutil.h (${#copies[@]} copies)" \
+	[ "${#copies[@]}" -eq 11 ]
 for c in "${copies[@]}"; do
 	lib=lib/${c%% *}
 	copy=$PERF_TREE/${c#* }
 	check "$copy is $lib" cmp "$lib" "$copy"
 done
 own=$(grep -h '^+++ b/tools/perf/util/' perf/patches/*.patch |
-	grep -E 'rstat.*\.bpf\.[ch]|/cgrstat\.[ch]$|/cgutil\.[ch]$' || true)
+	grep -E 'rstat.*\.bpf\.[ch]|/cgrstat(_[a-z]+)?\.[ch]$|/cgutil(_[a-z_]+)?\.[ch]$' || true)
 check "no perf patch carries its own rstat program or loader${own:+: $own}" [ -z "$own" ]
 exit "$fail"

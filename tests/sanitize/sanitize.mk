@@ -6,7 +6,8 @@
 #   $(SAN_BIN)/cgrstat, $(SAN_BIN)/memcg-stat, $(SAN_BIN)/cgroup-counter
 #
 # Each is built from the tool's and its library's sources with SAN_CFLAGS
-# and tests/sanitize/fd_leak_check.c, which fails the program (exit 98) when
+# (libcgrstat's: its sanitizer objects, lib/cgrstat/cgrstat.mk) and
+# tests/sanitize/fd_leak_check.c, which fails the program (exit 98) when
 # it leaves a file descriptor open at exit. LeakSanitizer reports leaked
 # memory (exit 23 by our ASAN_OPTIONS in tools.sh), UBSan aborts on undefined
 # behaviour. libbpf itself is linked uninstrumented; its allocations are
@@ -18,12 +19,11 @@ SAN_CFLAGS := $(CFLAGS_USER) -O1 -fsanitize=address,undefined -fno-sanitize-reco
 	-fno-omit-frame-pointer
 SAN_FD_CHECK := tests/sanitize/fd_leak_check.c
 
-$(SAN_BIN)/cgrstat: tools/cgrstat.c $$(CGRSTAT_SRCS) lib/cgrstat/cgrstat.h \
-		$$(CGRSTAT_SKEL) $(SAN_FD_CHECK) $(LIBBPF_A) $$(CGUTIL_ASAN_LIB)
+$(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_ASAN_OBJS) $(SAN_FD_CHECK) \
+		$(LIBBPF_A) $$(CGUTIL_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) -I$(CGRSTAT_OUT) \
-		tools/cgrstat.c $(CGRSTAT_SRCS) $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) $(LIBBPF_A) \
-		$(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
+	$(CC) $(SAN_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) tools/cgrstat.c $(CGRSTAT_ASAN_OBJS) \
+		$(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 $(SAN_BIN)/memcg-stat: tools/memcg-stat.c lib/memcg/memcg_stat.c lib/memcg/memcg_stat.h \
 		lib/memcg/memcg_stat_abi.h $$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A) \
