@@ -8,12 +8,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cgutil.h"
 #include "memcg_stat.h"
@@ -91,61 +91,104 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return 0;
 }
 
-/* cgroup id -> path below the directory given on the command line */
-static uint64_t find_id;
-static char found_path[4096];
+/* Each row's cgroup by path: the rows' ids, sorted, looked up by one walk. */
+struct row_names {
+	const char *top;
+	int nr_rows;
+	struct id_row { uint64_t id; int row; } *by_id;
+	char **names;		/* per row; NULL until the walk meets it */
+};
 
-static int match_id(const char *path, const struct stat *st, int type,
-		    struct FTW *ftw)
+static int cmp_id(const void *a, const void *b)
 {
-	uint64_t id;
+	const struct id_row *x = a, *y = b;
 
-	(void)st;
-	(void)ftw;
-	if (type == FTW_D && !cgutil_cgroup_id(path, &id) && id == find_id) {
-		snprintf(found_path, sizeof(found_path), "%s", path);
-		return 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int name_row(const struct cgutil_walk_entry *e, void *ctx)
+{
+	struct row_names *rn = ctx;
+	struct id_row key = { .id = e->id }, *found;
+
+	found = bsearch(&key, rn->by_id, rn->nr_rows, sizeof(key), cmp_id);
+	if (found && !rn->names[found->row] &&
+	    asprintf(&rn->names[found->row], "%s%s%s", rn->top, *e->path ? "/" : "",
+		     e->path) < 0) {
+		rn->names[found->row] = NULL;
+		return -ENOMEM;
 	}
 	return 0;
 }
 
-static const char *cgroup_name(const char *top, uint64_t id,
-			       enum memcg_stat_scope scope)
+/* rn->names for the rows of a read of @top's subtree; -errno */
+static int name_rows(struct row_names *rn, const struct memcg_stat_reader *r)
 {
-	if (scope == MEMCG_STAT_SELF)
-		return top;
-	find_id = id;
-	if (nftw(top, match_id, 16, FTW_PHYS) == 1)
-		return found_path;
-	snprintf(found_path, sizeof(found_path), "cgroup-id:%llu",
-		 (unsigned long long)id);
-	return found_path;
+	int i, dirfd, err;
+
+	rn->by_id = calloc(rn->nr_rows, sizeof(*rn->by_id));
+	rn->names = calloc(rn->nr_rows, sizeof(*rn->names));
+	if (!rn->by_id || !rn->names)
+		return -ENOMEM;
+	for (i = 0; i < rn->nr_rows; i++)
+		rn->by_id[i] = (struct id_row){ memcg_stat_row(r, i)->cgroup_id, i };
+	qsort(rn->by_id, rn->nr_rows, sizeof(*rn->by_id), cmp_id);
+	dirfd = open(rn->top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	err = cgutil_walk(dirfd, 0, name_row, rn, NULL);
+	close(dirfd);
+	return err;
 }
 
-static void print_rows(const struct cli *c, const struct memcg_stat_reader *r,
-		       const char *top, int nr_rows)
+static void free_row_names(struct row_names *rn)
 {
-	int i, f;
+	for (int i = 0; rn->names && i < rn->nr_rows; i++)
+		free(rn->names[i]);
+	free(rn->names);
+	free(rn->by_id);
+}
 
-	for (i = 0; i < nr_rows; i++) {
-		const struct memcg_stat_row *row = memcg_stat_row(r, i);
+static void print_row(const struct cli *c, const struct memcg_stat_row *row,
+		      const char *name)
+{
+	int f;
 
-		printf("%s", cgroup_name(top, row->cgroup_id, c->scope));
-		if (!row->has_memcg) {
-			printf(" (memory controller not enabled)\n");
-			continue;
-		}
-		for (f = 0; f < c->nr_fields; f++) {
-			if (row->values[f] == MEMCG_STAT_NA)
-				printf(" %s=n/a", c->fields[f]);
-			else
-				printf(" %s=%llu", c->fields[f],
-				       (unsigned long long)row->values[f]);
-		}
-		printf("\n");
+	if (name)
+		printf("%s", name);
+	else
+		printf("cgroup-id:%llu", (unsigned long long)row->cgroup_id);
+	if (!row->has_memcg) {
+		printf(" (memory controller not enabled)\n");
+		return;
 	}
+	for (f = 0; f < c->nr_fields; f++) {
+		if (row->values[f] == MEMCG_STAT_NA)
+			printf(" %s=n/a", c->fields[f]);
+		else
+			printf(" %s=%llu", c->fields[f], (unsigned long long)row->values[f]);
+	}
+	printf("\n");
 }
 
+static int print_rows(const struct cli *c, const struct memcg_stat_reader *r,
+		      const char *top, int nr_rows)
+{
+	struct row_names rn = { .top = top, .nr_rows = nr_rows };
+	int i, err = 0;
+
+	if (c->scope == MEMCG_STAT_SUBTREE)
+		err = name_rows(&rn, r);
+	if (err)
+		fprintf(stderr, "memcg-stat: %s: cannot name its cgroups: %s\n", top,
+			strerror(-err));
+	for (i = 0; i < nr_rows && !err; i++)
+		print_row(c, memcg_stat_row(r, i), rn.names ? rn.names[i] : top);
+	free_row_names(&rn);
+	return err ? 1 : 0;
+}
+
+/* The library says why a cgroup cannot be read. */
 static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
 		       const char *path)
 {
@@ -154,19 +197,12 @@ static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
 	long i;
 
 	tg = memcg_stat_target_open(r, path, c->scope);
-	if (!tg) {
-		fprintf(stderr, "memcg-stat: %s: %s\n", path, strerror(errno));
+	if (!tg)
 		return 1;
-	}
 	for (i = 0; i < c->count && ret >= 0; i++)
 		ret = memcg_stat_read_target(r, tg);
 	memcg_stat_target_close(tg);
-	if (ret < 0) {
-		fprintf(stderr, "memcg-stat: %s: %s\n", path, strerror(-ret));
-		return 1;
-	}
-	print_rows(c, r, path, ret);
-	return 0;
+	return ret < 0 ? 1 : print_rows(c, r, path, ret);
 }
 
 /* The library's messages after the tool's name; its DEBUG one is the

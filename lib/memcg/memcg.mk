@@ -1,6 +1,7 @@
 # lib/memcg/memcg.mk - libmemcgstat, memcg statistics without text.
 #
-#   $(MEMCG_LIB)         libmemcgstat.a: memcg_stat.h API, bpf (kfuncs) + text backends
+#   $(MEMCG_LIB)         libmemcgstat.a: memcg_stat.h API, bpf (kfuncs) + text readers
+#   MEMCG_SRCS           its C files (the sanitizer build compiles them itself)
 #   $(MEMCG_LIB_SO)      libmemcgstat.so.X.Y.Z (soname libmemcgstat.so.X): exports
 #                        what libmemcgstat.map lists, libbpf and cgutil inside
 #   MEMCG_CFLAGS / MEMCG_LDLIBS   to build against the static library (tools,
@@ -25,19 +26,24 @@ MEMCG_LDLIBS = $(MEMCG_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_
 
 $(eval $(call BPF_SKEL_RULES,$(MEMCG_DIR),$(MEMCG_OUT)))
 
-$(MEMCG_OUT)/memcg_stat.o: $(MEMCG_DIR)/memcg_stat.c $(MEMCG_DIR)/memcg_stat.h \
-		$(MEMCG_DIR)/memcg_stat_abi.h $(MEMCG_OUT)/memcg_stat.skel.h $(LIBBPF_HDRS_STAMP) \
-		$$(CGUTIL_DIR)/cgutil.h
+# memcg_stat.c the API, memcg_fields.c the names, one file per reader
+MEMCG_NAMES := memcg_stat memcg_fields memcg_kfunc memcg_text
+MEMCG_SRCS := $(patsubst %,$(MEMCG_DIR)/%.c,$(MEMCG_NAMES))
+MEMCG_HDRS := $(MEMCG_DIR)/memcg_stat.h $(MEMCG_DIR)/memcg_int.h $(MEMCG_DIR)/memcg_stat_abi.h
+MEMCG_OBJS := $(patsubst %,$(MEMCG_OUT)/%.o,$(MEMCG_NAMES))
+
+$(MEMCG_OBJS): $(MEMCG_OUT)/%.o: $(MEMCG_DIR)/%.c $(MEMCG_HDRS) $(MEMCG_OUT)/memcg_stat.skel.h \
+		$(LIBBPF_HDRS_STAMP) $$(CGUTIL_DIR)/cgutil.h
 	@mkdir -p $(@D)
 	$(CC) $(MEMCG_CFLAGS) -fPIC -fvisibility=hidden $(CGUTIL_CFLAGS) -c $< -o $@
 
-$(MEMCG_LIB): $(MEMCG_OUT)/memcg_stat.o
+$(MEMCG_LIB): $(MEMCG_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(MEMCG_LIB_SO): $(MEMCG_OUT)/memcg_stat.o $$(CGUTIL_LIB) $(LIBBPF_A) $(MEMCG_MAP)
+$(MEMCG_LIB_SO): $(MEMCG_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(MEMCG_MAP)
 	$(CC) -shared -Wl,-soname,$(MEMCG_SONAME) -Wl,--version-script=$(MEMCG_MAP) -Wl,-z,defs \
-		-o $@ $(MEMCG_OUT)/memcg_stat.o $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
+		-o $@ $(MEMCG_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
 		$(CGUTIL_LDLIBS)
 	@ln -sf $(notdir $@) $(MEMCG_OUT)/$(MEMCG_SONAME)
 

@@ -94,16 +94,25 @@ struct memcg_stat_opts {
 	unsigned int max_cgroups;	/* rows per read; 0 = 4096 */
 	size_t :0;
 };
+/* The last field this header knows: a caller's non-zero bytes past it give -E2BIG. */
 #define memcg_stat_opts__last_field max_cgroups
 
-/* libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz */
+/*
+ * libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz
+ * and the fields given. Valid C and C++ (g++ too, whose -Wextra would warn
+ * of the fields left to zero).
+ */
 #define MEMCG_STAT_OPTS(TYPE, NAME, ...)					\
-	struct TYPE NAME = ({							\
+	struct TYPE NAME = __extension__ ({					\
 		memset(&NAME, 0, sizeof(struct TYPE));				\
-		(struct TYPE) {							\
+		_Pragma("GCC diagnostic push")					\
+		_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") \
+		struct TYPE NAME##_memcg_stat_init = {				\
 			.sz = sizeof(struct TYPE),				\
 			__VA_ARGS__						\
 		};								\
+		_Pragma("GCC diagnostic pop")					\
+		NAME##_memcg_stat_init;						\
 	})
 
 /* A value the kernel does not provide (field absent, index untracked). */
@@ -120,9 +129,10 @@ struct memcg_stat_reader;
 /*
  * Open a reader of @nr_fields fields; @opts may be NULL.  Returns NULL with
  * errno set: ENOENT if a field is not known to the running kernel (the
- * message names it), EINVAL for bad arguments, E2BIG for options this
- * library does not know, EOPNOTSUPP for MEMCG_STAT_FORCE_BPF on a kernel
- * without the kfuncs.
+ * message names it), EINVAL for bad arguments (flags this library does not
+ * know, or both MEMCG_STAT_FORCE_*), E2BIG for options this library does
+ * not know, EOPNOTSUPP for MEMCG_STAT_FORCE_BPF on a kernel without the
+ * kfuncs.
  */
 MEMCG_STAT_API struct memcg_stat_reader *
 memcg_stat_open(const char *const *fields, int nr_fields,

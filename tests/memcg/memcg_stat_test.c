@@ -66,14 +66,16 @@ static struct memcg_stat_reader *new_reader(const char *const *fields, int n,
 	return memcg_stat_open(fields, n, &opts);
 }
 
-/* The library's messages since the last capture_messages() */
+/* The library's messages since the last capture_messages(), and the
+ * level of the last one */
 static char messages[4096];
+static enum memcg_stat_print_level last_level;
 
 static int capture(enum memcg_stat_print_level level, const char *fmt, va_list ap)
 {
 	size_t len = strlen(messages);
 
-	(void)level;
+	last_level = level;
 	return vsnprintf(messages + len, sizeof(messages) - len, fmt, ap);
 }
 
@@ -83,40 +85,95 @@ static void capture_messages(void)
 	memcg_stat_set_print(capture);
 }
 
-/* Both reads see the same flushed state if two bpf reads around the text
- * read agree (the periodic flusher may run in between: then retry).
- */
-static int compare_with_memory_stat(struct __test_metadata *_metadata,
-				    struct memcg_stat_reader *r, const char *cg)
+/* The rows of one read, kept. */
+#define MAX_ROWS 8
+struct snapshot {
+	int n;
+	uint64_t id[MAX_ROWS];
+	uint64_t v[MAX_ROWS][NR_ACC_FIELDS];
+};
+
+static int take(struct memcg_stat_reader *r, const char *cg, enum memcg_stat_scope scope,
+		struct snapshot *s)
 {
-	uint64_t before[NR_ACC_FIELDS];
-	int64_t text[NR_ACC_FIELDS];
-	const struct memcg_stat_row *row;
-	int try, f, same;
+	int i;
+
+	s->n = memcg_stat_read(r, cg, scope);
+	if (s->n <= 0 || s->n > MAX_ROWS)
+		return -1;
+	for (i = 0; i < s->n; i++) {
+		s->id[i] = memcg_stat_row(r, i)->cgroup_id;
+		memcpy(s->v[i], memcg_stat_row(r, i)->values, sizeof(s->v[i]));
+	}
+	return 0;
+}
+
+/* @got's row of cgroup @id equals @want's row @w, field by field */
+static int same_row(struct __test_metadata *_metadata, const char *cg, const char *what,
+		    const struct snapshot *want, int w, const struct snapshot *got)
+{
+	int i, f, same = 1;
+
+	for (i = 0; i < got->n && got->id[i] != want->id[w]; i++)
+		;
+	if (i == got->n) {
+		TH_LOG("%s: cgroup id %llu not read by %s", cg,
+		       (unsigned long long)want->id[w], what);
+		return 0;
+	}
+	for (f = 0; f < NR_ACC_FIELDS; f++) {
+		if (want->v[w][f] != got->v[i][f])
+			TH_LOG("%s (id %llu): %s bpf %llu %s %llu", cg,
+			       (unsigned long long)want->id[w], acc_fields[f],
+			       (unsigned long long)want->v[w][f], what,
+			       (unsigned long long)got->v[i][f]);
+		same &= want->v[w][f] == got->v[i][f];
+	}
+	return same;
+}
+
+/*
+ * @bpf's values of @cg (and its subtree) against memory.stat parsed here
+ * (MEMCG_STAT_SELF) and against @text's (may be NULL), all read between
+ * two reads of @bpf that agree: the periodic flusher may run in between,
+ * then try again. 0 if every value is the same, 1 if not, -1 if no read
+ * held still.
+ */
+static int compare_readers(struct __test_metadata *_metadata, struct memcg_stat_reader *bpf,
+			   struct memcg_stat_reader *text, const char *cg,
+			   enum memcg_stat_scope scope)
+{
+	struct snapshot before, after, txt, parsed = { .n = 1 };
+	int try, f, i, same;
 
 	for (try = 0; try < NR_TRIES; try++) {
-		if (memcg_stat_read(r, cg, MEMCG_STAT_SELF) != 1)
+		if (take(bpf, cg, scope, &before) || (text && take(text, cg, scope, &txt)))
 			return -1;
-		row = memcg_stat_row(r, 0);
-		memcpy(before, row->values, sizeof(before));
+		parsed.id[0] = before.id[0];
 		for (f = 0; f < NR_ACC_FIELDS; f++)
-			text[f] = mcg_stat(cg, acc_fields[f]);
-		if (memcg_stat_read(r, cg, MEMCG_STAT_SELF) != 1)
+			parsed.v[0][f] = (uint64_t)mcg_stat(cg, acc_fields[f]);
+		if (take(bpf, cg, scope, &after))
 			return -1;
-		row = memcg_stat_row(r, 0);
-		if (memcmp(before, row->values, sizeof(before)))
+		if (before.n != after.n || memcmp(before.id, after.id, before.n * sizeof(before.id[0])) ||
+		    memcmp(before.v, after.v, before.n * sizeof(before.v[0])))
 			continue;
-		for (f = 0, same = 1; f < NR_ACC_FIELDS; f++) {
-			if ((int64_t)before[f] != text[f])
-				TH_LOG("%s: %s bpf %llu memory.stat %lld", cg,
-				       acc_fields[f],
-				       (unsigned long long)before[f],
-				       (long long)text[f]);
-			same &= (int64_t)before[f] == text[f];
+		same = scope == MEMCG_STAT_SUBTREE ||
+		       same_row(_metadata, cg, "memory.stat", &before, 0, &parsed);
+		if (text && txt.n != before.n) {
+			TH_LOG("%s: bpf read %d cgroups, text %d", cg, before.n, txt.n);
+			same = 0;
 		}
+		for (i = 0; text && i < before.n; i++)
+			same &= same_row(_metadata, cg, "text", &before, i, &txt);
 		return same ? 0 : 1;
 	}
 	return -1;
+}
+
+static int compare_with_memory_stat(struct __test_metadata *_metadata,
+				    struct memcg_stat_reader *r, const char *cg)
+{
+	return compare_readers(_metadata, r, NULL, cg, MEMCG_STAT_SELF);
 }
 
 /*
@@ -510,6 +567,131 @@ TEST(opts_of_other_sizes)
 	EXPECT_EQ(NULL, memcg_stat_open(NULL, 1, NULL));
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_NE(NULL, strstr(messages, "fields asked for"));
+}
+
+/*
+ * The reader is chosen at open: on a kernel with the kfuncs the default is
+ * the kfunc reader and MEMCG_STAT_FORCE_TEXT the text one, and the two
+ * give memory.stat's values (parsed here) for the same cgroups, each read
+ * alone and as a subtree. Without the kfuncs, MEMCG_STAT_FORCE_BPF is
+ * refused with what to do.
+ */
+TEST_F_TIMEOUT(memcg, readers_agree_with_memory_stat, 120)
+{
+	struct mcg_work w[2] = {
+		{ .anon_kb = 1024, .files = 100, .dir = self->dir },
+		{ .shmem_kb = 1024, .files = 200, .dir = self->dir },
+	};
+	struct memcg_stat_reader *def;
+	char cg[3][320];
+	struct mcg_task t[2];
+	int i;
+
+	if (!kernel_has_kfuncs()) {
+		capture_messages();
+		EXPECT_EQ(NULL, new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_BPF));
+		EXPECT_EQ(EOPNOTSUPP, errno);
+		EXPECT_NE(NULL, strstr(messages, "the bpf backend was required, but kernel "
+				       "has no bpf_mem_cgroup_* kfuncs: use a kernel with"));
+		EXPECT_EQ(MEMCG_STAT_WARN, last_level);
+		return;
+	}
+	def = new_reader(acc_fields, NR_ACC_FIELDS, 0);
+	ASSERT_NE(NULL, def);
+	EXPECT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(def));
+	EXPECT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->text));
+
+	snprintf(cg[0], sizeof(cg[0]), "%s/p", self->cg);
+	ASSERT_EQ(0, mcg_create(cg[0], 1));
+	for (i = 0; i < 2; i++) {
+		snprintf(cg[i + 1], sizeof(cg[i + 1]), "%s/p/c%d", self->cg, i);
+		ASSERT_EQ(0, mcg_create(cg[i + 1], 0));
+		ASSERT_EQ(0, mcg_task_start(&t[i], cg[i + 1], &w[i]));
+	}
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, compare_readers(_metadata, def, self->text, cg[i],
+					     MEMCG_STAT_SELF));
+	EXPECT_EQ(0, compare_readers(_metadata, def, self->text, cg[0], MEMCG_STAT_SUBTREE));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, mcg_task_stop(&t[i]));
+	memcg_stat_close(def);
+}
+
+/* Bad arguments are refused with errno, and the message says what to do. */
+static void expect_refused(struct __test_metadata *_metadata, const char *const *fields,
+			   int nr_fields, const struct memcg_stat_opts *opts, int err,
+			   const char *says)
+{
+	capture_messages();
+	EXPECT_EQ(NULL, memcg_stat_open(fields, nr_fields, opts));
+	EXPECT_EQ(err, errno);
+	EXPECT_NE(NULL, strstr(messages, says)) {
+		TH_LOG("wanted \"%s\", got: %s", says, messages);
+	}
+	EXPECT_EQ(MEMCG_STAT_WARN, last_level);
+}
+
+/*
+ * Every failure goes through the print callback at MEMCG_STAT_WARN and
+ * says what to do: options that contradict each other or that this
+ * library does not know, a NULL name, and, with each reader, a cgroup
+ * that does not exist, a subtree larger than max_cgroups and a cgroup
+ * removed while a target holds it.
+ */
+TEST_F(memcg, failures_say_what_to_do)
+{
+	static const char *const f[] = { "anon" };
+	static const char *const null_name[] = { "anon", NULL };
+	MEMCG_STAT_OPTS(memcg_stat_opts, both,
+			.flags = MEMCG_STAT_FORCE_TEXT | MEMCG_STAT_FORCE_BPF);
+	MEMCG_STAT_OPTS(memcg_stat_opts, unknown, .flags = 0x80000000u);
+	unsigned int flags[2] = { MEMCG_STAT_FORCE_TEXT, tested_flags() };
+	MEMCG_STAT_OPTS(memcg_stat_opts, two, .max_cgroups = 2);
+	struct memcg_stat_target *tg;
+	struct memcg_stat_reader *r;
+	char a[300], b[300];
+	int i;
+
+	expect_refused(_metadata, f, 1, &both, EINVAL, "exclude each other: set one");
+	expect_refused(_metadata, f, 1, &unknown, EINVAL,
+		       "does not know: build against this library's header");
+	expect_refused(_metadata, null_name, 2, NULL, EINVAL, "field 1 of 2 is NULL: give 2 names");
+
+	snprintf(a, sizeof(a), "%s/a", self->cg);
+	snprintf(b, sizeof(b), "%s/b", self->cg);
+	ASSERT_EQ(0, mcg_create(a, 0));
+	ASSERT_EQ(0, mcg_create(b, 0));
+	for (i = 0; i < 2; i++) {
+		two.flags = flags[i];
+		r = memcg_stat_open(f, 1, &two);
+		ASSERT_NE(NULL, r);
+		TH_LOG("reader %s", memcg_stat_backend_name(memcg_stat_backend(r)));
+
+		capture_messages();
+		EXPECT_EQ(NULL, memcg_stat_target_open(r, MCG_ROOT "/no/such/cgroup",
+							MEMCG_STAT_SELF));
+		EXPECT_EQ(ENOENT, errno);
+		EXPECT_NE(NULL, strstr(messages, "/no/such/cgroup: cannot open it (No such "
+				       "file or directory): give a cgroup directory below"));
+
+		/* the cgroup and its two children: three */
+		capture_messages();
+		EXPECT_EQ(-ENOSPC, memcg_stat_read(r, self->cg, MEMCG_STAT_SUBTREE));
+		EXPECT_NE(NULL, strstr(messages, "more than max_cgroups (2) cgroups: raise "
+				       "memcg_stat_opts.max_cgroups"));
+		EXPECT_EQ(MEMCG_STAT_WARN, last_level);
+
+		tg = memcg_stat_target_open(r, b, MEMCG_STAT_SELF);
+		ASSERT_NE(NULL, tg);
+		EXPECT_EQ(1, memcg_stat_read_target(r, tg));
+		ASSERT_EQ(0, rmdir(b));
+		capture_messages();
+		EXPECT_GT(0, memcg_stat_read_target(r, tg));
+		EXPECT_NE(NULL, strstr(messages, "/b: the cgroup was removed: open it again"));
+		memcg_stat_target_close(tg);
+		ASSERT_EQ(0, mkdir(b, 0755));
+		memcg_stat_close(r);
+	}
 }
 
 TEST(version_matches_header)

@@ -25,12 +25,12 @@ $(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_ASAN_OBJS) 
 	$(CC) $(SAN_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) tools/cgrstat.c $(CGRSTAT_ASAN_OBJS) \
 		$(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
-$(SAN_BIN)/memcg-stat: tools/memcg-stat.c lib/memcg/memcg_stat.c lib/memcg/memcg_stat.h \
-		lib/memcg/memcg_stat_abi.h $$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A) \
+$(SAN_BIN)/memcg-stat: tools/memcg-stat.c $$(MEMCG_SRCS) $$(MEMCG_HDRS) \
+		$$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A) \
 		$$(CGUTIL_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/memcg -I$(MEMCG_OUT) $(CGUTIL_CFLAGS) \
-		tools/memcg-stat.c lib/memcg/memcg_stat.c $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) \
+		tools/memcg-stat.c $(MEMCG_SRCS) $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) \
 		$(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 $(SAN_BIN)/cgroup-counter: examples/cgroup-counter/cgroup-counter.c $(SAN_FD_CHECK) \
