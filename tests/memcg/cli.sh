@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 mkdir -p "$CG" && echo +memory > "$CG"/cgroup.subtree_control && mkdir -p "$CG"/a/x "$CG"/b
 # an idle task holding some page cache and anon memory in a/x
 bash -c "echo \$\$ > $CG/a/x/cgroup.procs; head -c 4000000 /dev/zero > /dev/null; exec sleep 600" &
@@ -51,7 +51,19 @@ $BIN -f anon,no_such_stat "$CG" > /tmp/cli-bad.$$ 2>&1
 rc=$?
 grep -q "no_such_stat: stat not known to the running kernel" /tmp/cli-bad.$$ && [ $rc = 2 ]
 ok $? "unknown stat name refused as a usage error (exit $rc)"
-! $BIN "$CG/no-such-cgroup" 2>/dev/null
-ok $? "nonexistent cgroup fails"
+$BIN "$CG/no-such-cgroup" > /tmp/cli-missing.$$ 2>&1
+rc=$?
+grep -q "no-such-cgroup: cannot open it (No such file or directory): give a cgroup directory" \
+	/tmp/cli-missing.$$ && [ $rc = 1 ]
+ok $? "nonexistent cgroup fails and says so (exit $rc)"
+$BIN -t -b "$CG" > /tmp/cli-both.$$ 2>&1
+rc=$?
+grep -q "MEMCG_STAT_FORCE_TEXT and MEMCG_STAT_FORCE_BPF exclude each other" /tmp/cli-both.$$ &&
+	[ $rc = 2 ]
+ok $? "-t with -b refused as a usage error (exit $rc)"
+$BIN -r -m 3 "$CG" > /tmp/cli-max.$$ 2>&1
+rc=$?
+grep -q "more than max_cgroups (3) cgroups: raise" /tmp/cli-max.$$ && [ $rc = 1 ]
+ok $? "a subtree of 4 cgroups with -m 3 fails and says what to raise (exit $rc)"
 rm -f /tmp/cli-*.$$
 exit $FAIL
