@@ -198,9 +198,11 @@ static int open_reader(struct memcg_stat_reader *r, const struct btf *btf)
 			return 0;
 		}
 		if (r->flags & MEMCG_STAT_FORCE_BPF) {
-			memcg_say(MEMCG_STAT_WARN, "the bpf backend was required, but %s: use "
-				  "a kernel with the bpf_mem_cgroup_* kfuncs (7.0, or 6.12 with "
-				  "kernel/backport-6.12), or the text backend", why);
+			memcg_say(MEMCG_STAT_WARN, "the bpf backend was required, but %s: %s", why,
+				  err == -EOPNOTSUPP ? "use a kernel with the bpf_mem_cgroup_* "
+				  "kfuncs (7.0, or 6.12 with kernel/backport-6.12), or the text "
+				  "backend" : "run as root (CAP_BPF and CAP_PERFMON), or use the "
+				  "text backend");
 			r->ops = NULL;
 			return err;
 		}
