@@ -119,6 +119,34 @@ TEST_F(pmu, malformed_is_refused)
 	EXPECT_EQ(-ENOENT, parse(self->pmus, "no-such-event", &a));
 }
 
+/*
+ * An event list is split as perf stat -e splits it: a comma inside a PMU's
+ * /terms/ belongs to the event (cpu/event=0x3c,umask=0/ is one event), and
+ * each piece parses to what the event alone parses to.
+ */
+TEST_F(pmu, event_list_split_as_perf_does)
+{
+	const char *list = "cpu/event=0x3c,umask=0/,cycles:u,cpu/event=0xc0,umask=0x1,inv/u,,x";
+	static const size_t lens[] = { 23, 8, 30, 0, 1 };
+	struct perf_event_attr a;
+	const char *p = list;
+	size_t i, len;
+
+	for (i = 0; *p; i++, p += len + !!p[len]) {
+		len = cgutil_event_len(p);
+		ASSERT_GT(sizeof(lens) / sizeof(lens[0]), i);
+		EXPECT_EQ(lens[i], len) TH_LOG("event %zu of %s", i, list);
+	}
+	EXPECT_EQ(sizeof(lens) / sizeof(lens[0]), i);
+	EXPECT_EQ(0, cgutil_event_len(""));
+	ASSERT_EQ(0, cgutil_parse_event_at(self->pmus, list, cgutil_event_len(list), &a));
+	EXPECT_EQ(0x3c, a.config);
+	p = list + 23 + 1 + 8 + 1;
+	ASSERT_EQ(0, cgutil_parse_event_at(self->pmus, p, cgutil_event_len(p), &a));
+	EXPECT_EQ(0x8001c0, a.config);
+	EXPECT_EQ(1, (int)(a.exclude_kernel));
+}
+
 TEST(generic_names_and_modifiers)
 {
 	struct perf_event_attr a;
