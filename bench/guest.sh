@@ -1,7 +1,7 @@
 #!/bin/bash
 # All of bench/ in one guest boot (bench/run.sh boots it):
 #
-#   bench/guest.sh MODE OUTDIR        MODE: smoke | quick | full | profile
+#   bench/guest.sh MODE OUTDIR        MODE: smoke | quick | full | profile | cost
 #
 # For each configuration (G leaf cgroups, E events, depth D: the leaves
 # under D - 1 levels, every level counted) the same workload
@@ -26,6 +26,9 @@
 # spans are timed by the guest clock. Otherwise spans are timed with the
 # host's clock (bench/host-clock.sh) and each configuration runs several
 # repetitions.
+# cost: only the in-process cost pass (setup, reads, teardown), for the
+# backends of BENCH_BACKENDS that cgbench cost knows (none events shared
+# rstat), at G = 1,000 and 10,000, E = 2, depth 1 (BENCH_CONFIGS for others).
 # profile: instead, a kernel profile (perf record -a, cpu-clock) of the pipe
 # ping-pong under each backend at G = 1000, depth 1 and 8, and how often the
 # context switch's perf and BPF functions run per round trip (ftrace's
@@ -66,7 +69,8 @@ quick)	mapfile -t configs < <(cube "2 1000" 2 "1 8"); reps=3
 full)	mapfile -t configs < <(cube "1 10 100 1000 10000" "1 2 4" "1 4 8"); reps=5
 	pipe_loops=5000; ring_loops=500; memcg_args="-n 20000 -N 20 -c 1000 -R 10" ;;
 profile) configs=("1000 2 1" "1000 2 8"); reps=1; pipe_loops=300; ring_loops=0 ;;
-*) echo "usage: $0 smoke|quick|full|profile OUTDIR" >&2; exit 2 ;;
+cost)	configs=("1000 2 1" "10000 2 1"); reps=1; pipe_loops=0; ring_loops=0 ;;
+*) echo "usage: $0 smoke|quick|full|profile|cost OUTDIR" >&2; exit 2 ;;
 esac
 # exact: one repetition after a warm-up; 5,000 round trips and 500 ring
 # laps are 10,000 and up to 8,000 cgroup switches, counted to the
@@ -75,7 +79,7 @@ esac
 # about 100,000 instructions apart between runs): 5,000 round trips
 # make that 10 instructions per switch. The ring's time includes its 16
 # tasks' exits: 50 laps left 1-2 % between two boots.
-if [ "$exact" = 1 ] && [ "$mode" != smoke ] && [ "$mode" != profile ]; then
+if [ "$exact" = 1 ] && [ "$mode" != smoke ] && [ "$mode" != profile ] && [ "$mode" != cost ]; then
 	reps=1 pipe_loops=5000 ring_loops=500
 	memcg_args="-n 2000 -N 3 -c 1000 -R 3"
 fi
@@ -142,7 +146,7 @@ events_of() { local IFS=,; echo "${event_pool[*]:0:$1}"; }
 # a perf built without BPF skeletons has no --bpf-counters: no bperf then
 if ! perf stat -h 2>&1 | grep -q -- --bpf-counters; then
 	echo "bench: $(command -v perf) has no --bpf-counters: no bperf" >&2
-	backends=(none floor floor-read events shared rstat)
+	read -ra backends <<<"${backends[*]/bperf}"
 fi
 perf_backends=''
 if perf stat -h 2>&1 | grep -q -- --cgroup-backend; then
@@ -433,6 +437,21 @@ settle() { [ "$exact" = 1 ] && sleep 2; return 0; }
 failures=0
 start=$(now_ns)
 elapsed() { echo "$((($(now_ns) - start) / 1000000000)) s"; }
+if [ "$mode" = cost ]; then
+	for c in "${configs[@]}"; do
+		read -r g e d <<<"$c"
+		echo "# G=$g E=$e depth=$d ($(elapsed))"
+		sub=$(make_cgroups "$g" "$d" "$tmp/list")
+		for b in none events shared rstat; do
+			[[ " ${backends[*]} " == *" $b "* ]] && cost "$b" "$g" "$e" "$d" "$tmp/list" "$sub"
+		done
+		remove_cgroups "$tmp/list"
+	done
+	echo "# done in $(elapsed), $failures failures"
+	rm -rf "$tmp" build/bench/.host-clock-*
+	[ $failures = 0 ]
+	exit
+fi
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions$([ "$exact" = 1 ] && echo ", instruction-exact guest")"
 echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend" || echo cgbench)"
 {

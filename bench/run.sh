@@ -2,7 +2,7 @@
 # Run bench/ in one guest boot and make its report (host side; `make bench`,
 # `make bench-quick`, `make bench-smoke`):
 #
-#   bench/run.sh [--mode smoke|quick|full|profile] [--out DIR] [--events LIST] [--configs 'G E D;...']
+#   bench/run.sh [--mode smoke|quick|full|profile|cost] [--out DIR] [--events LIST] [--configs 'G E D;...']
 #                [--kernel IMAGE] [--wall] [--reps N] [--cpus N]
 #
 # The guest is instruction-exact (scripts/vm-run.sh --exact): its clock
@@ -40,6 +40,7 @@ smoke) timeout=300 ;;
 quick) timeout=3600 ;;
 full) timeout=36000 ;;
 profile) timeout=1200 ;;
+cost) timeout=3600 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
 if [ -z "$out" ]; then
@@ -72,6 +73,10 @@ scripts/vm-run.sh "${vm_opts[@]}" --kernel "$kernel" --timeout $timeout -- \
 echo "host_load_after=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/meta.txt"
 if [ "$mode" = profile ]; then
 	echo "bench: kernel profiles in $out/profile.txt"
+elif [ "$mode" = cost ]; then
+	# backend G E depth metric value unit, from the cost rows
+	awk -F, '$1 == "cost" { print $2, "G=" $3, "E=" $4, "D=" $5, $7 "=" $8, $9 }' "$out/results.csv"
+	echo "bench: results in $out/results.csv"
 else
 	bench/report.py "$out"
 	echo "bench: results in $out (summary.md)"
