@@ -617,6 +617,33 @@ TEST_F_TIMEOUT(memcg, readers_agree_with_memory_stat, 120)
 	memcg_stat_close(def);
 }
 
+/* A target is read again and again: every read of a subtree returns each of
+ * its cgroups, with either reader, the top first. */
+TEST_F(memcg, subtree_target_reads_every_time)
+{
+	struct memcg_stat_reader *readers[2] = { self->text, self->bpf };
+	struct memcg_stat_target *tg;
+	uint64_t top;
+	char c[320];
+	int i, n;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(c, sizeof(c), "%s/c%d", self->cg, i);
+		ASSERT_EQ(0, mcg_create(c, 0));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, memcg_stat_read(readers[i], self->cg, MEMCG_STAT_SELF));
+		top = memcg_stat_row(readers[i], 0)->cgroup_id;
+		tg = memcg_stat_target_open(readers[i], self->cg, MEMCG_STAT_SUBTREE);
+		ASSERT_NE(NULL, tg);
+		for (n = 0; n < 3; n++) {
+			EXPECT_EQ(3, memcg_stat_read_target(readers[i], tg));
+			EXPECT_EQ(top, memcg_stat_row(readers[i], 0)->cgroup_id);
+		}
+		memcg_stat_target_close(tg);
+	}
+}
+
 /* Bad arguments are refused with errno, and the message says what to do. */
 static void expect_refused(struct __test_metadata *_metadata, const char *const *fields,
 			   int nr_fields, const struct memcg_stat_opts *opts, int err,
