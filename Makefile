@@ -57,7 +57,7 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-include scripts/bpf-toolchain.mk
+include scripts/bpf-toolchain.mk scripts/library.mk
 include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait

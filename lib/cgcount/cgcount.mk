@@ -17,14 +17,10 @@
 # cgrstat from lib/cgrstat/cgrstat.mk.
 CGC_DIR     := lib/cgcount
 CGC_OUT     := $(BUILD)/cgcount
-# x.y.z from CGCOUNT_{MAJOR,MINOR,PATCH}_VERSION in the header: one source
-CGC_VERSION := $(shell awk '/^\#define CGCOUNT_(MAJOR|MINOR|PATCH)_VERSION/ \
-		{ printf "%s%s", sep, $$3; sep = "." }' $(CGC_DIR)/cgcount.h)
-CGC_SONAME  := libcgcount.so.$(firstword $(subst ., ,$(CGC_VERSION)))
-CGC_REALNAME := libcgcount.so.$(CGC_VERSION)
-CGC_MAP     := $(CGC_DIR)/libcgcount.map
 CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
-CGC_LIB_SO  := $(CGC_OUT)/$(CGC_REALNAME)
+# CGC_VERSION (x.y.z from CGCOUNT_*_VERSION in the header), CGC_SONAME,
+# CGC_REALNAME, CGC_MAP, CGC_LIB_SO and its link rule
+$(eval $(call SHARED_LIBRARY,CGC,cgcount,$(CGC_DIR)/cgcount.h,CGCOUNT,$(CGC_OUT),$$(CGC_LDLIBS)))
 CGC_PC      := $(CGC_OUT)/cgcount.pc
 CGC_NAMES   := cgcount cgtree events backend_events backend_shared backend_rstat
 CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
@@ -35,7 +31,7 @@ CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
 CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
 # hidden by default: only what cgcount.h marks CGCOUNT_API is exported
 CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)
-CGC_SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CGC_SAN     := $(SANITIZE_CFLAGS)
 PREFIX      ?= /usr/local
 
 $(CGC_LIBPERF): $(KHDR)/linux/perf_event.h $(wildcard $(KSRC)/tools/lib/perf/*.c)
@@ -71,13 +67,9 @@ $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# The shared library: exports what the version script lists (CGCOUNT_x.y.z
-# nodes, as libbpf.map), soname libcgcount.so.MAJOR.
-$(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_MAP)
-	$(CC) -shared -Wl,-soname,$(CGC_SONAME) -Wl,--version-script=$(CGC_MAP) -Wl,-z,defs \
-		-o $@ $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
-	@ln -sf $(CGC_REALNAME) $(CGC_OUT)/$(CGC_SONAME)
-	@ln -sf $(CGC_SONAME) $(CGC_OUT)/libcgcount.so
+# The shared library (scripts/library.mk): exports what the version script
+# lists (CGCOUNT_x.y.z nodes, as libbpf.map), soname libcgcount.so.MAJOR.
+$(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
 
 $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 	@mkdir -p $(@D)

@@ -23,12 +23,10 @@
 CGRSTAT_DIR := lib/cgrstat
 CGRSTAT_OUT := $(BUILD)/cgrstat
 CGRSTAT_LIB := $(CGRSTAT_OUT)/libcgrstat.a
-# x.y.z from CGRSTAT_{MAJOR,MINOR,PATCH}_VERSION in the header
-CGRSTAT_VERSION := $(shell awk '/^\#define CGRSTAT_(MAJOR|MINOR|PATCH)_VERSION/ \
-		{ printf "%s%s", sep, $$3; sep = "." }' $(CGRSTAT_DIR)/cgrstat.h)
-CGRSTAT_SONAME := libcgrstat.so.$(firstword $(subst ., ,$(CGRSTAT_VERSION)))
-CGRSTAT_MAP := $(CGRSTAT_DIR)/libcgrstat.map
-CGRSTAT_LIB_SO := $(CGRSTAT_OUT)/libcgrstat.so.$(CGRSTAT_VERSION)
+# CGRSTAT_VERSION (x.y.z from CGRSTAT_*_VERSION in the header), _SONAME,
+# _MAP, _LIB_SO and its link rule (scripts/library.mk)
+$(eval $(call SHARED_LIBRARY,CGRSTAT,cgrstat,$(CGRSTAT_DIR)/cgrstat.h,CGRSTAT,$(CGRSTAT_OUT),\
+	$$(LIBBPF_LDLIBS) $$(CGUTIL_LDLIBS)))
 CGRSTAT_SKEL := $(CGRSTAT_OUT)/cgrstat.skel.h
 CGRSTAT_NAMES := cgrstat_load cgrstat_read cgrstat_track cgrstat_events
 CGRSTAT_HDRS := $(addprefix $(CGRSTAT_DIR)/,cgrstat.h cgrstat_int.h cgrstat_abi.h) \
@@ -64,11 +62,7 @@ $(CGRSTAT_LIB): $(CGRSTAT_OBJS)
 
 # The shared library: hidden but what cgrstat.h marks CGRSTAT_API, exported
 # at the version script's node.
-$(CGRSTAT_LIB_SO): $(CGRSTAT_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(CGRSTAT_MAP)
-	$(CC) -shared -Wl,-soname,$(CGRSTAT_SONAME) -Wl,--version-script=$(CGRSTAT_MAP) \
-		-Wl,-z,defs -o $@ $(CGRSTAT_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
-		$(CGUTIL_LDLIBS)
-	@ln -sf $(notdir $@) $(CGRSTAT_OUT)/$(CGRSTAT_SONAME)
+$(CGRSTAT_LIB_SO): $(CGRSTAT_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A)
 
 .PHONY: cgrstat
 cgrstat: bpf-tools $(CGRSTAT_LIB) $(CGRSTAT_LIB_SO) $(BUILD)/bin/cgrstat

@@ -16,7 +16,7 @@ CGUTIL_INC      := -I$(CGUTIL_DIR) -isystem $(KHDR)
 CGUTIL_CFLAGS   := $(CGUTIL_INC)
 CGUTIL_LDLIBS   := -lpfm
 CGUTIL_BUILD_CFLAGS := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGUTIL_INC)
-CGUTIL_SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+CGUTIL_SAN      := $(SANITIZE_CFLAGS)
 
 $(CGUTIL_OUT)/%.o: $(CGUTIL_DIR)/%.c $(wildcard $(CGUTIL_DIR)/*.h) $(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)

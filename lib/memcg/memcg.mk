@@ -13,13 +13,11 @@
 # any vmlinux.h. The CLI is tools/memcg-stat.c.
 MEMCG_DIR := lib/memcg
 MEMCG_OUT := $(BUILD)/memcg
-# x.y.z from MEMCG_STAT_{MAJOR,MINOR,PATCH}_VERSION in the header
-MEMCG_VERSION := $(shell awk '/^\#define MEMCG_STAT_(MAJOR|MINOR|PATCH)_VERSION/ \
-		{ printf "%s%s", sep, $$3; sep = "." }' $(MEMCG_DIR)/memcg_stat.h)
-MEMCG_SONAME := libmemcgstat.so.$(firstword $(subst ., ,$(MEMCG_VERSION)))
-MEMCG_MAP := $(MEMCG_DIR)/libmemcgstat.map
+# MEMCG_VERSION (x.y.z from MEMCG_STAT_*_VERSION in the header), _SONAME,
+# _MAP, _LIB_SO and its link rule (scripts/library.mk)
+$(eval $(call SHARED_LIBRARY,MEMCG,memcgstat,$(MEMCG_DIR)/memcg_stat.h,MEMCG_STAT,$(MEMCG_OUT),\
+	$$(LIBBPF_LDLIBS) $$(CGUTIL_LDLIBS)))
 MEMCG_LIB := $(MEMCG_OUT)/libmemcgstat.a
-MEMCG_LIB_SO := $(MEMCG_OUT)/libmemcgstat.so.$(MEMCG_VERSION)
 MEMCG_CFLAGS := $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(MEMCG_DIR) -I$(MEMCG_OUT)
 # = not :=, and $$(CGUTIL_...) in prerequisites: lib/cgutil/cgutil.mk may be read later
 MEMCG_LDLIBS = $(MEMCG_LIB) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS)
@@ -41,11 +39,7 @@ $(MEMCG_LIB): $(MEMCG_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(MEMCG_LIB_SO): $(MEMCG_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) $(MEMCG_MAP)
-	$(CC) -shared -Wl,-soname,$(MEMCG_SONAME) -Wl,--version-script=$(MEMCG_MAP) -Wl,-z,defs \
-		-o $@ $(MEMCG_OBJS) $(CGUTIL_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) \
-		$(CGUTIL_LDLIBS)
-	@ln -sf $(notdir $@) $(MEMCG_OUT)/$(MEMCG_SONAME)
+$(MEMCG_LIB_SO): $(MEMCG_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A)
 
 .PHONY: memcg
 memcg: $(MEMCG_LIB) $(MEMCG_LIB_SO) $(BUILD)/bin/memcg-stat

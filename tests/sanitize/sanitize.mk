@@ -15,8 +15,7 @@
 
 SAN_OUT := $(BUILD)/sanitize
 SAN_BIN := $(SAN_OUT)/bin
-SAN_CFLAGS := $(CFLAGS_USER) -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+SAN_CFLAGS := $(CFLAGS_USER) -O1 $(SANITIZE_CFLAGS)
 SAN_FD_CHECK := tests/sanitize/fd_leak_check.c
 
 $(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_ASAN_OBJS) $(SAN_FD_CHECK) \
