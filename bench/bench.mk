@@ -62,8 +62,10 @@ GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h tools/cli.h \
-		tests/memcg/mcg_util.c tests/memcg/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+		tests/memcg/mcg_util.c tests/memcg/mcg_util.h $$(CGTEST_HDRS) $$(CGTEST_LIB) $$(MEMCG_LIB) \
+		$$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) -Itools -Itests/memcg -Itests/lib $< tests/memcg/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) -Itools -Itests/memcg -Itests/lib $< tests/memcg/mcg_util.c $(CGTEST_LIB) \
+		$(MEMCG_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/memcg_stat_bench

@@ -48,7 +48,7 @@ __attribute__((constructor)) static void catch_messages(void)
 
 static int64_t usage_ns(const char *cg)
 {
-	int64_t us = pcg_cg_usage_usec(cg);
+	int64_t us = cgtest_usage_usec(cg);
 
 	return us < 0 ? us : us * 1000;
 }
@@ -76,8 +76,8 @@ static void check_leaks(struct __test_metadata *_metadata)
 FIXTURE(cgc) {
 	struct cgcount *s;		/* the backend under test */
 	struct cgcount *events;		/* the independent truth */
-	char root[PCG_PATH_MAX], busy[PCG_PATH_MAX], idle[PCG_PATH_MAX];
-	char other[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX], busy[CGTEST_PATH_MAX], idle[CGTEST_PATH_MAX];
+	char other[CGTEST_PATH_MAX];
 };
 
 FIXTURE_VARIANT(cgc) {
@@ -110,10 +110,10 @@ FIXTURE_SETUP(cgc)
 	TH_LOG("backend %s", cgcount_backend_name(cgcount_backend(self->s)));
 	self->events = open_backend(CGCOUNT_EVENTS);
 	ASSERT_NE(NULL, self->events) TH_LOG("%s", last_msg);
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "cgc"));
-	ASSERT_EQ(0, pcg_cg_create(self->busy, self->root, "busy"));
-	ASSERT_EQ(0, pcg_cg_create(self->idle, self->root, "idle"));
-	ASSERT_EQ(0, pcg_cg_create(self->other, self->root, "other"));
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "cgc"));
+	ASSERT_EQ(0, cgtest_create(self->busy, self->root, "busy"));
+	ASSERT_EQ(0, cgtest_create(self->idle, self->root, "idle"));
+	ASSERT_EQ(0, cgtest_create(self->other, self->root, "other"));
 }
 
 FIXTURE_TEARDOWN(cgc)
@@ -121,7 +121,7 @@ FIXTURE_TEARDOWN(cgc)
 	cgcount_close(self->s);
 	cgcount_close(self->events);
 	if (self->root[0])
-		pcg_cg_destroy_tree(self->root);
+		cgtest_destroy_tree(self->root);
 	check_leaks(_metadata);
 }
 
@@ -135,10 +135,10 @@ static void add_both(struct __test_metadata *_metadata, FIXTURE_DATA(cgc) *self,
 
 static void burn_in(struct __test_metadata *_metadata, const char *cg, uint64_t ns)
 {
-	pid_t pid = pcg_spawn_busy(cg, ns, -1, NULL);
+	pid_t pid = cgtest_spawn_busy(cg, ns, -1, NULL);
 
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, pcg_wait(pid));
+	ASSERT_EQ(0, cgtest_wait(pid));
 }
 
 static double clock_ns(struct __test_metadata *_metadata, struct cgcount *s, const char *cg)
@@ -164,13 +164,13 @@ TEST_F(cgc, cpu_clock_matches_cpu_stat)
 	TH_LOG("busy: %.0f ns, classic %.0f ns, cpu.stat %lld ns", got, classic,
 	       (long long)truth);
 	ASSERT_LT(BUSY_NS / 2, truth);
-	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
+	EXPECT_TRUE(cgtest_within_pct(got, truth, 5));
 	/*
 	 * classic cgroup events of a second session: within 5%, as cpu.stat.
 	 * Measured in the TCG guest: 0-0.7%, once 3.1% in the ASan build (the
 	 * classic session was the one off cpu.stat, by 2.6%)
 	 */
-	EXPECT_TRUE(pcg_within_pct(got, classic, 5));
+	EXPECT_TRUE(cgtest_within_pct(got, classic, 5));
 	/* nothing ran in idle: at most 1% of busy */
 	EXPECT_GT(got / 100, clock_ns(_metadata, self->s, self->idle));
 }
@@ -187,13 +187,13 @@ TEST_F(cgc, live_read_follows_a_running_task)
 	pid_t pid;
 
 	add_both(_metadata, self, self->busy);
-	pid = pcg_spawn_busy(self->busy, BUSY_NS, -1, NULL);
+	pid = cgtest_spawn_busy(self->busy, BUSY_NS, -1, NULL);
 	ASSERT_LT(0, pid);
 	usleep(BUSY_NS / 2 / 1000);
 	before = usage_ns(self->busy);
 	got = clock_ns(_metadata, self->s, self->busy);
 	after = usage_ns(self->busy);
-	ASSERT_EQ(0, pcg_wait(pid));
+	ASSERT_EQ(0, cgtest_wait(pid));
 	TH_LOG("while running: cpu.stat %lld ns, read %.0f ns, cpu.stat %lld ns",
 	       (long long)before, got, (long long)after);
 	ASSERT_LT(BUSY_NS / 10, before);
@@ -220,7 +220,7 @@ TEST_F(cgc, read_all_matches_read_one)
 			EXPECT_LT(r[i - 1].cgroup_id, r[i].cgroup_id);
 		ASSERT_EQ(0, cgcount_read_id(self->s, r[i].cgroup_id, v, NR_VALUES));
 		/* nothing runs in the test cgroups any more */
-		EXPECT_TRUE(pcg_within_pct(cgcount_scaled(&v[EV_CLOCK]),
+		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&v[EV_CLOCK]),
 					   cgcount_scaled(&r[i].values[EV_CLOCK]), 0.5))
 			TH_LOG("%s: read_all %.0f, read_id %.0f", r[i].path,
 			       cgcount_scaled(&r[i].values[EV_CLOCK]),
@@ -255,8 +255,8 @@ TEST_F(cgc, add_remove_keeps_others)
 	got = clock_ns(_metadata, self->s, self->busy);
 	TH_LOG("busy after add/remove of others: %.0f ns, cpu.stat %lld ns", got,
 	       (long long)truth);
-	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
-	EXPECT_TRUE(pcg_within_pct(got, clock_ns(_metadata, self->events, self->busy), 5));
+	EXPECT_TRUE(cgtest_within_pct(got, truth, 5));
+	EXPECT_TRUE(cgtest_within_pct(got, clock_ns(_metadata, self->events, self->busy), 5));
 	EXPECT_EQ(-ENOENT, cgcount_read_path(self->s, self->idle, v, NR_VALUES));
 	/* a cgroup added late counts from its add only */
 	ASSERT_EQ(0, cgcount_add_path(self->s, self->other));
@@ -290,7 +290,7 @@ static void expect_next_run_counted(struct __test_metadata *_metadata, struct cg
 	used = usage_ns(cg) - usage;
 	got = clock_ns(_metadata, s, cg) - value;
 	TH_LOG("then: %.0f ns (cpu.stat %lld)", got, (long long)used);
-	EXPECT_TRUE(pcg_within_pct(got, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(got, used, 5));
 }
 
 /*
@@ -300,7 +300,7 @@ static void expect_next_run_counted(struct __test_metadata *_metadata, struct cg
  */
 TEST_F(cgc, subtree_adds_cgroups_created_later)
 {
-	char mid[PCG_PATH_MAX], leaf[PCG_PATH_MAX], outside[PCG_PATH_MAX];
+	char mid[CGTEST_PATH_MAX], leaf[CGTEST_PATH_MAX], outside[CGTEST_PATH_MAX];
 	bool from_creation = cgcount_backend(self->s) != CGCOUNT_EVENTS;
 	double vmid, vleaf, vout;
 	struct cgcount_reading *r;
@@ -308,16 +308,16 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 	size_t nr;
 
 	ASSERT_EQ(1, cgcount_add_subtree(self->s, self->other)) TH_LOG("%s", last_msg);
-	ASSERT_EQ(0, pcg_cg_create(mid, self->other, "mid"));
-	ASSERT_EQ(0, pcg_cg_create(leaf, mid, "leaf"));
-	ASSERT_EQ(0, pcg_cg_create(outside, self->root, "outside"));
+	ASSERT_EQ(0, cgtest_create(mid, self->other, "mid"));
+	ASSERT_EQ(0, cgtest_create(leaf, mid, "leaf"));
+	ASSERT_EQ(0, cgtest_create(outside, self->root, "outside"));
 	burn_in(_metadata, leaf, BUSY_NS);
 	used = usage_ns(leaf);
 
 	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
-	vmid = reading_clock(r, nr, pcg_cg_id(mid));
-	vleaf = reading_clock(r, nr, pcg_cg_id(leaf));
-	vout = reading_clock(r, nr, pcg_cg_id(outside));
+	vmid = reading_clock(r, nr, cgtest_id(mid));
+	vleaf = reading_clock(r, nr, cgtest_id(leaf));
+	vout = reading_clock(r, nr, cgtest_id(outside));
 	cgcount_readings_free(r, nr);
 	TH_LOG("created later: leaf %.0f ns (cpu.stat %lld), its parent %.0f ns",
 	       vleaf, (long long)used, vmid);
@@ -327,8 +327,8 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 	ASSERT_LE(0, vleaf);
 	ASSERT_LE(0, vmid);
 	if (from_creation) {
-		EXPECT_TRUE(pcg_within_pct(vleaf, used, 5));
-		EXPECT_TRUE(pcg_within_pct(vmid, vleaf, 1));
+		EXPECT_TRUE(cgtest_within_pct(vleaf, used, 5));
+		EXPECT_TRUE(cgtest_within_pct(vmid, vleaf, 1));
 	} else {
 		EXPECT_GT(used / 10, vleaf);
 	}
@@ -346,12 +346,12 @@ TEST_F(cgc, subtree_adds_cgroups_created_later)
 TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
 {
 	struct cgcount_reading *r;
-	char late[PCG_PATH_MAX];
+	char late[CGTEST_PATH_MAX];
 	int64_t before;
 	size_t nr;
 	double v;
 
-	ASSERT_EQ(0, pcg_cg_create(late, self->other, "late"));
+	ASSERT_EQ(0, cgtest_create(late, self->other, "late"));
 	ASSERT_EQ(0, cgcount_add_path(self->s, late)) TH_LOG("%s", last_msg);
 	ASSERT_EQ(1, cgcount_add_subtree(self->s, self->other)) TH_LOG("%s", last_msg);
 	burn_in(_metadata, late, BUSY_NS);
@@ -360,7 +360,7 @@ TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
 	ASSERT_EQ(0, cgcount_remove_path(self->s, late));
 
 	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
-	v = reading_clock(r, nr, pcg_cg_id(late));
+	v = reading_clock(r, nr, cgtest_id(late));
 	cgcount_readings_free(r, nr);
 	TH_LOG("found again: %.0f ns (cpu.stat before the remove %lld)", v, (long long)before);
 	ASSERT_LE(0, v);
@@ -370,17 +370,17 @@ TEST_F(cgc, subtree_refound_cgroup_counts_from_the_read)
 
 TEST_F(cgc, regex_adds_matching_cgroups)
 {
-	char re[PCG_PATH_MAX];
+	char re[CGTEST_PATH_MAX];
 
 	snprintf(re, sizeof(re), "^%s/(busy|idle)$", strrchr(self->root, '/'));
 	ASSERT_EQ(2, cgcount_add_regex(self->s, re)) TH_LOG("%s", last_msg);
 	/* again: nothing new */
 	ASSERT_EQ(0, cgcount_add_regex(self->s, re));
 	ASSERT_EQ(2, cgcount_nr_cgroups(self->s));
-	ASSERT_EQ(0, cgcount_add_id(self->s, pcg_cg_id(self->other)))
+	ASSERT_EQ(0, cgcount_add_id(self->s, cgtest_id(self->other)))
 		TH_LOG("%s", last_msg);
 	ASSERT_EQ(3, cgcount_nr_cgroups(self->s));
-	ASSERT_EQ(0, cgcount_remove_id(self->s, pcg_cg_id(self->busy)));
+	ASSERT_EQ(0, cgcount_remove_id(self->s, cgtest_id(self->busy)));
 	ASSERT_EQ(2, cgcount_nr_cgroups(self->s));
 }
 
@@ -485,10 +485,10 @@ TEST_F(cgc, concurrent_reads_from_threads)
 	int i, ret;
 
 	add_both(_metadata, self, self->busy);
-	worker = pcg_spawn_busy(self->busy, BUSY_NS, -1, NULL);
+	worker = cgtest_spawn_busy(self->busy, BUSY_NS, -1, NULL);
 	ASSERT_LT(0, worker);
 	for (i = 0; i < NR_THREADS; i++) {
-		rd[i] = (struct reader){ .s = self->s, .id = pcg_cg_id(self->busy) };
+		rd[i] = (struct reader){ .s = self->s, .id = cgtest_id(self->busy) };
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, reader_main, &rd[i]));
 	}
 	for (i = 0; i < 20; i++) {
@@ -501,11 +501,11 @@ TEST_F(cgc, concurrent_reads_from_threads)
 		EXPECT_EQ(0, rd[i].errors);
 		EXPECT_EQ(0, rd[i].decreases);
 	}
-	ASSERT_EQ(0, pcg_wait(worker));
+	ASSERT_EQ(0, cgtest_wait(worker));
 	got = clock_ns(_metadata, self->s, self->busy);
 	truth = usage_ns(self->busy);
 	TH_LOG("busy after the readers: %.0f ns, cpu.stat %lld ns", got, (long long)truth);
-	EXPECT_TRUE(pcg_within_pct(got, truth, 5));
+	EXPECT_TRUE(cgtest_within_pct(got, truth, 5));
 }
 
 TEST(auto_reports_its_choice)
@@ -551,7 +551,7 @@ static void touch_pages_in(struct __test_metadata *_metadata, const char *cg)
 
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		if (pcg_cg_move(cg, getpid()))
+		if (cgtest_move(cg, getpid()))
 			_exit(1);
 		mem = mmap(NULL, TOUCH_PAGES * page, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -563,7 +563,7 @@ static void touch_pages_in(struct __test_metadata *_metadata, const char *cg)
 			mem[i * page] = 1;
 		_exit(0);
 	}
-	ASSERT_EQ(0, pcg_wait(pid));
+	ASSERT_EQ(0, cgtest_wait(pid));
 }
 
 /*
@@ -634,8 +634,8 @@ TEST(shared_group_counts_as_separate_events)
 						     "page-faults" };
 	struct cgcount_value grp[NR_VALUES], one[NR_VALUES];
 	struct cgcount *g, *sep[NR_GROUP] = { NULL };
-	char root[PCG_PATH_MAX], cg[2][PCG_PATH_MAX];
-	struct pcg_worker_stat *st;
+	char root[CGTEST_PATH_MAX], cg[2][CGTEST_PATH_MAX];
+	struct cgtest_worker_stat *st;
 	pid_t pids[2];
 	int i, k;
 
@@ -656,17 +656,17 @@ TEST(shared_group_counts_as_separate_events)
 		  -1, 0);
 	ASSERT_NE(MAP_FAILED, st);
 	memset(st, 0, 2 * sizeof(*st));
-	ASSERT_EQ(0, pcg_cg_create_test_root(root, "cgcgrp"));
-	ASSERT_EQ(0, pcg_cg_create(cg[0], root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(cg[1], root, "b"));
+	ASSERT_EQ(0, cgtest_create_test_root(root, "cgcgrp"));
+	ASSERT_EQ(0, cgtest_create(cg[0], root, "a"));
+	ASSERT_EQ(0, cgtest_create(cg[1], root, "b"));
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, cgcount_add_path(g, cg[k])) TH_LOG("%s", last_msg);
 		for (i = 0; i < NR_GROUP; i++)
 			ASSERT_EQ(0, cgcount_add_path(sep[i], cg[k])) TH_LOG("%s", last_msg);
 	}
-	ASSERT_EQ(0, pcg_spawn_pingpong(cg[0], cg[1], GROUP_ITERS, 0, st, pids));
-	ASSERT_EQ(0, pcg_wait(pids[0]));
-	ASSERT_EQ(0, pcg_wait(pids[1]));
+	ASSERT_EQ(0, cgtest_spawn_pingpong(cg[0], cg[1], GROUP_ITERS, 0, st, pids));
+	ASSERT_EQ(0, cgtest_wait(pids[0]));
+	ASSERT_EQ(0, cgtest_wait(pids[1]));
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, cgcount_read_path(g, cg[k], grp, NR_VALUES)) TH_LOG("%s", last_msg);
 		for (i = 0; i < NR_GROUP; i++) {
@@ -678,7 +678,7 @@ TEST(shared_group_counts_as_separate_events)
 			if (i) {
 				EXPECT_EQ(one[0].value, grp[i].value);
 			} else {
-				EXPECT_TRUE(pcg_within_pct(grp[i].value, one[0].value, 1));
+				EXPECT_TRUE(cgtest_within_pct(grp[i].value, one[0].value, 1));
 			}
 			/* software events always run: no scaling */
 			EXPECT_EQ(grp[i].enabled, grp[i].running);
@@ -689,7 +689,7 @@ TEST(shared_group_counts_as_separate_events)
 		cgcount_close(sep[i]);
 	cgcount_close(g);
 	munmap(st, 2 * sizeof(*st));
-	pcg_cg_destroy_tree(root);
+	cgtest_destroy_tree(root);
 	check_leaks(_metadata);
 }
 

@@ -3,9 +3,10 @@
 CGRSTAT_TEST_OUT := $(BUILD)/tests/cgrstat
 
 $(CGRSTAT_TEST_OUT)/cgrstat_test: tests/cgrstat/cgrstat_test.c $$(CGRSTAT_DIR)/cgrstat.h \
-		tests/lib/exited_tasks.h $$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+		$$(CGTEST_HDRS) $$(CGTEST_LIB) $$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< $(CGRSTAT_LDLIBS) -o $@
+	$(CC) $(CGRSTAT_CFLAGS) -Itests/lib -Wno-unused-parameter -Wno-clobbered -I$(KSELFTEST_INC) $< \
+		$(CGTEST_LIB) $(CGRSTAT_LDLIBS) -o $@
 
 GUEST_BINS += $(CGRSTAT_TEST_OUT)/cgrstat_test
 

@@ -31,7 +31,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#include "exited_tasks.h"
+#include "cgtest.h"
 #include "harness.h"
 #include "cgrstat.h"
 
@@ -75,7 +75,7 @@ static int cg_create(const char *rel)
 	char p[4200];
 
 	cg_path(p, sizeof(p), rel);
-	return mkdir(p, 0755) && errno != EEXIST ? -errno : 0;
+	return cgtest_mkdir(p);
 }
 
 static int cg_remove(const char *rel)
@@ -89,47 +89,25 @@ static int cg_remove(const char *rel)
 /* cpu.stat usage_usec of a cgroup (its subtree), in ns */
 static long long cg_usage_ns(const char *rel)
 {
-	char p[4200], key[64];
-	long long v, ret = -1;
-	FILE *f;
+	char p[4200];
+	long long usec;
 
 	cg_path(p, sizeof(p), rel);
-	strcat(p, "/cpu.stat");
-	f = fopen(p, "r");
-	if (!f)
-		return -1;
-	while (fscanf(f, "%63s %lld", key, &v) == 2)
-		if (!strcmp(key, "usage_usec"))
-			ret = v * 1000;
-	fclose(f);
-	return ret;
+	usec = cgtest_usage_usec(p);
+	return usec < 0 ? -1 : usec * 1000;
 }
 
 /* ---- workers ---- */
 
 static void spin_cpu_ms(int ms)
 {
-	struct timespec t;
-	long long start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	start = t.tv_sec * 1000000000LL + t.tv_nsec;
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-		now = t.tv_sec * 1000000000LL + t.tv_nsec;
-	} while (now - start < ms * 1000000LL);
+	cgtest_burn_ns(ms * NSEC_PER_MSEC);
 }
 
 static void move_self(const char *cg_dir)
 {
-	char p[4200];
-	int fd;
-
-	snprintf(p, sizeof(p), "%s/cgroup.procs", cg_dir);
-	fd = open(p, O_WRONLY);
-	if (fd < 0 || write(fd, "0", 1) != 1)
+	if (cgtest_move(cg_dir, 0))
 		_exit(3);
-	close(fd);
 }
 
 static void __attribute__((noreturn)) worker_main(int cmd_fd, int reply_fd)
@@ -306,7 +284,7 @@ static long long worker_stop_counted(struct worker *w)
 	kill(w->pid, SIGKILL);
 	if (waitid(P_PID, w->pid, &info, WEXITED | WNOWAIT))
 		return -1;
-	settle_exited_tasks();
+	cgtest_settle_exited_tasks();
 	total = task_switches(w->pid);
 	worker_stop(w);
 	return total;
@@ -436,12 +414,7 @@ FIXTURE_SETUP(cg)
 
 static void remove_tree(const char *dir)
 {
-	char cmd[4200];
-
-	/* children first: rmdir -p style with find -depth */
-	snprintf(cmd, sizeof(cmd), "find '%s' -depth -type d -exec rmdir {} + 2>/dev/null", dir);
-	if (system(cmd))
-		return;
+	cgtest_destroy_tree(dir);
 }
 
 FIXTURE_TEARDOWN(cg)
@@ -798,7 +771,7 @@ TEST_F(cg, fork_loop_nested)
 		kill(pid[i], SIGKILL);
 		waitpid(pid[i], NULL, 0);
 	}
-	settle_exited_tasks();
+	cgtest_settle_exited_tasks();
 	usleep(100000);
 	usage = cg_usage_ns("acc");
 	read_pair(_metadata, self->s, "acc", &parent, &child);

@@ -17,25 +17,25 @@
 #define TIMES (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING)
 
 FIXTURE(attach) {
-	char root[PCG_PATH_MAX];
-	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
+	char a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
 	uint64_t ida, idb, idroot;
-	struct pcg_worker_stat *st;
+	struct cgtest_worker_stat *st;
 	struct pcg_events ev, classic;
 };
 
 FIXTURE_SETUP(attach)
 {
 	PCG_REQUIRE_ATTACH();
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "attach"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
-	self->idroot = pcg_cg_id(self->root);
-	self->ida = pcg_cg_id(self->a);
-	self->idb = pcg_cg_id(self->b);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "attach"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->root, "b"));
+	self->idroot = cgtest_id(self->root);
+	self->ida = cgtest_id(self->a);
+	self->idb = cgtest_id(self->b);
 	ASSERT_NE(0, self->ida);
 	ASSERT_NE(0, self->idb);
-	self->st = pcg_stats_alloc(4);
+	self->st = cgtest_stats_alloc(4);
 	ASSERT_NE(NULL, self->st);
 	self->ev.nr = self->classic.nr = 0;
 }
@@ -44,8 +44,8 @@ FIXTURE_TEARDOWN(attach)
 {
 	pcg_close_events(&self->ev);
 	pcg_close_events(&self->classic);
-	pcg_stats_free(self->st, 4);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	cgtest_stats_free(self->st, 4);
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /*
@@ -65,7 +65,7 @@ TEST_F(attach, cpu_clock_matches_cpu_stat_and_cgroup_event)
 	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
 					    PERF_COUNT_SW_CPU_CLOCK, 0));
 	u0 = usage_ns(self->a);
-	ASSERT_WORKER(pcg_spawn_busy(self->a, BUSY_NS, -1, &self->st[0]));
+	ASSERT_WORKER(cgtest_spawn_busy(self->a, BUSY_NS, -1, &self->st[0]));
 	u1 = usage_ns(self->a);
 	ASSERT_EQ(0, pcg_read_sum(&self->classic, &classic));
 	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, self->ida, TIMES, &node));
@@ -73,12 +73,12 @@ TEST_F(attach, cpu_clock_matches_cpu_stat_and_cgroup_event)
 	TH_LOG("node %lu ns (enabled %lu running %lu), classic %lu ns, cpu.stat %ld ns",
 	       node.value, node.enabled, node.running, classic, u1 - u0);
 	ASSERT_LE(BUSY_NS, node.value);
-	EXPECT_TRUE(pcg_within_pct(node.value, u1 - u0, 5));
-	EXPECT_TRUE(pcg_within_pct(node.value, classic, 2));
+	EXPECT_TRUE(cgtest_within_pct(node.value, u1 - u0, 5));
+	EXPECT_TRUE(cgtest_within_pct(node.value, classic, 2));
 	/* software event: never multiplexed, enabled == running == active */
 	EXPECT_LE(node.running, node.enabled);
-	EXPECT_TRUE(pcg_within_pct(node.enabled, node.value, 2));
-	EXPECT_TRUE(pcg_within_pct(node.running, node.value, 2));
+	EXPECT_TRUE(cgtest_within_pct(node.enabled, node.value, 2));
+	EXPECT_TRUE(cgtest_within_pct(node.running, node.value, 2));
 }
 
 /*
@@ -88,28 +88,28 @@ TEST_F(attach, cpu_clock_matches_cpu_stat_and_cgroup_event)
  */
 TEST_F(attach, hierarchy_parent_is_own_plus_children)
 {
-	char p[PCG_PATH_MAX], c1[PCG_PATH_MAX], c2[PCG_PATH_MAX];
+	char p[CGTEST_PATH_MAX], c1[CGTEST_PATH_MAX], c2[CGTEST_PATH_MAX];
 	struct pcg_reading top, r1, r2;
 	int64_t u0[3], u1[3];
 	uint64_t ids[3];
 	pid_t pid[3];
 	int i;
 
-	ASSERT_EQ(0, pcg_cg_create(p, self->root, "p"));
-	ASSERT_EQ(0, pcg_cg_create(c1, p, "c1"));
-	ASSERT_EQ(0, pcg_cg_create(c2, p, "c2"));
+	ASSERT_EQ(0, cgtest_create(p, self->root, "p"));
+	ASSERT_EQ(0, cgtest_create(c1, p, "c1"));
+	ASSERT_EQ(0, cgtest_create(c2, p, "c2"));
 	ids[0] = self->idroot;
-	ids[1] = pcg_cg_id(c1);
-	ids[2] = pcg_cg_id(c2);
+	ids[1] = cgtest_id(c1);
+	ids[2] = cgtest_id(c2);
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 3));
 	u0[0] = usage_ns(p);
 	u0[1] = usage_ns(c1);
 	u0[2] = usage_ns(c2);
-	pid[0] = pcg_spawn_busy(p, BUSY_NS / 2, -1, NULL);
-	pid[1] = pcg_spawn_busy(c1, BUSY_NS, -1, NULL);
-	pid[2] = pcg_spawn_busy(c2, BUSY_NS / 2, -1, NULL);
+	pid[0] = cgtest_spawn_busy(p, BUSY_NS / 2, -1, NULL);
+	pid[1] = cgtest_spawn_busy(c1, BUSY_NS, -1, NULL);
+	pid[2] = cgtest_spawn_busy(c2, BUSY_NS / 2, -1, NULL);
 	for (i = 0; i < 3; i++)
 		ASSERT_WORKER(pid[i]);
 	u1[0] = usage_ns(p);
@@ -123,13 +123,13 @@ TEST_F(attach, hierarchy_parent_is_own_plus_children)
 	       top.value, r1.value, r2.value, u1[0] - u0[0], u1[1] - u0[1],
 	       u1[2] - u0[2]);
 	ASSERT_LE(r1.value + r2.value, top.value);
-	EXPECT_TRUE(pcg_within_pct(r1.value, u1[1] - u0[1], 5));
-	EXPECT_TRUE(pcg_within_pct(r2.value, u1[2] - u0[2], 5));
+	EXPECT_TRUE(cgtest_within_pct(r1.value, u1[1] - u0[1], 5));
+	EXPECT_TRUE(cgtest_within_pct(r2.value, u1[2] - u0[2], 5));
 	/* own(p) = p's usage minus its children's, from cpu.stat alone */
-	EXPECT_TRUE(pcg_within_pct(top.value - r1.value - r2.value,
+	EXPECT_TRUE(cgtest_within_pct(top.value - r1.value - r2.value,
 				   (u1[0] - u0[0]) - (u1[1] - u0[1]) -
 				   (u1[2] - u0[2]), 5));
-	EXPECT_TRUE(pcg_within_pct(top.value, u1[0] - u0[0], 5));
+	EXPECT_TRUE(cgtest_within_pct(top.value, u1[0] - u0[0], 5));
 }
 
 /*
@@ -146,7 +146,7 @@ TEST_F(attach, conservation_total_equals_sum_of_nodes)
 	int64_t ua, ub;
 	pid_t pa, pb;
 
-	ids[0] = pcg_cg_id(pcg_cgroup_root());
+	ids[0] = cgtest_id(cgtest_root());
 	ids[1] = self->idroot;
 	ids[2] = self->ida;
 	ids[3] = self->idb;
@@ -155,8 +155,8 @@ TEST_F(attach, conservation_total_equals_sum_of_nodes)
 					 0, 1));
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 4));
 	ASSERT_EQ(0, pcg_enable(&self->ev));
-	pa = pcg_spawn_busy(self->a, BUSY_NS / 2, -1, NULL);
-	pb = pcg_spawn_busy(self->b, BUSY_NS / 2, -1, NULL);
+	pa = cgtest_spawn_busy(self->a, BUSY_NS / 2, -1, NULL);
+	pb = cgtest_spawn_busy(self->b, BUSY_NS / 2, -1, NULL);
 	ASSERT_WORKER(pa);
 	ASSERT_WORKER(pb);
 	usleep(100000);
@@ -178,10 +178,10 @@ TEST_F(attach, conservation_total_equals_sum_of_nodes)
 	 * burn stops on the thread's own cputime, which can run a little ahead
 	 * of cpu-clock.
 	 */
-	EXPECT_TRUE(pcg_within_pct(ra.value, ua, 5));
-	EXPECT_TRUE(pcg_within_pct(rb.value, ub, 5));
-	EXPECT_TRUE(pcg_within_pct(rroot.value, total, 0.1));
-	EXPECT_TRUE(pcg_within_pct(rtest.value, ra.value + rb.value, 0.1));
+	EXPECT_TRUE(cgtest_within_pct(ra.value, ua, 5));
+	EXPECT_TRUE(cgtest_within_pct(rb.value, ub, 5));
+	EXPECT_TRUE(cgtest_within_pct(rroot.value, total, 0.1));
+	EXPECT_TRUE(cgtest_within_pct(rtest.value, ra.value + rb.value, 0.1));
 	EXPECT_LE(rtest.value, rroot.value);
 }
 
@@ -201,7 +201,7 @@ TEST_F(attach, context_switches_match_cgroup_event_and_rusage)
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
 	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
 					    PERF_COUNT_SW_CONTEXT_SWITCHES, 0));
-	ASSERT_EQ(0, pcg_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
+	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
 					self->st, pids));
 	ASSERT_WORKER(pids[0]);
 	ASSERT_WORKER(pids[1]);
@@ -218,7 +218,7 @@ TEST_F(attach, context_switches_match_cgroup_event_and_rusage)
 	EXPECT_GE(own_a + own_a / 50 + 5, na.value);
 	EXPECT_LE(own_b, nb.value);
 	EXPECT_GE(own_b + own_b / 50 + 5, nb.value);
-	EXPECT_TRUE(pcg_within_pct(na.value, classic, 2));
+	EXPECT_TRUE(cgtest_within_pct(na.value, classic, 2));
 }
 
 static int event_id(int fd, uint64_t *id)
@@ -254,8 +254,8 @@ TEST_F(attach, group_read_per_cgroup)
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
 	ASSERT_EQ(0, pcg_enable(&self->ev));
 	u0 = usage_ns(self->a);
-	busy = pcg_spawn_busy(self->a, BUSY_NS / 2, -1, &self->st[2]);
-	ASSERT_EQ(0, pcg_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
+	busy = cgtest_spawn_busy(self->a, BUSY_NS / 2, -1, &self->st[2]);
+	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
 					self->st, pids));
 	ASSERT_WORKER(busy);
 	ASSERT_WORKER(pids[0]);
@@ -289,8 +289,8 @@ TEST_F(attach, group_read_per_cgroup)
 
 	TH_LOG("group: cpu-clock %lu (cpu.stat %ld) enabled %lu running %lu, csw %lu (rusage %lu, event total %lu)",
 	       sum[0], u1 - u0, te, tr, sum[1], own_csw, sib_total);
-	EXPECT_TRUE(pcg_within_pct(sum[0], u1 - u0, 5));
-	EXPECT_TRUE(pcg_within_pct(te, sum[0], 2));
+	EXPECT_TRUE(cgtest_within_pct(sum[0], u1 - u0, 5));
+	EXPECT_TRUE(cgtest_within_pct(te, sum[0], 2));
 	EXPECT_LE(own_csw, sum[1]);
 	EXPECT_GE(own_csw + own_csw / 50 + 10, sum[1]);
 }

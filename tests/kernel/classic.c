@@ -16,24 +16,24 @@
 #define PINGPONG_ITERS	3000ULL
 
 FIXTURE(classic) {
-	char root[PCG_PATH_MAX];
-	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
-	struct pcg_worker_stat *st;
+	char root[CGTEST_PATH_MAX];
+	char a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
+	struct cgtest_worker_stat *st;
 };
 
 FIXTURE_SETUP(classic)
 {
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "classic"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
-	self->st = pcg_stats_alloc(2);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "classic"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->root, "b"));
+	self->st = cgtest_stats_alloc(2);
 	ASSERT_NE(NULL, self->st);
 }
 
 FIXTURE_TEARDOWN(classic)
 {
-	pcg_stats_free(self->st, 2);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	cgtest_stats_free(self->st, 2);
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /* cpu-clock of a cgroup event == cpu.stat usage of that cgroup (5%). */
@@ -46,12 +46,12 @@ TEST_F(classic, cpu_clock_matches_cpu_stat)
 
 	ASSERT_EQ(0, pcg_open_cgroup_events(&ev, self->a,
 					    PERF_COUNT_SW_CPU_CLOCK, 0));
-	u0 = pcg_cg_usage_usec(self->a);
+	u0 = cgtest_usage_usec(self->a);
 	ASSERT_LE(0, u0);
-	pid = pcg_spawn_busy(self->a, BUSY_NS, -1, &self->st[0]);
+	pid = cgtest_spawn_busy(self->a, BUSY_NS, -1, &self->st[0]);
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, pcg_wait(pid));
-	u1 = pcg_cg_usage_usec(self->a);
+	ASSERT_EQ(0, cgtest_wait(pid));
+	u1 = cgtest_usage_usec(self->a);
 	ASSERT_EQ(0, pcg_read_sum(&ev, &clock_ns));
 	pcg_close_events(&ev);
 
@@ -59,7 +59,7 @@ TEST_F(classic, cpu_clock_matches_cpu_stat)
 	       clock_ns, u1 - u0,
 	       self->st[0].cpu_ns_end - self->st[0].cpu_ns_joined);
 	EXPECT_LE(BUSY_NS, clock_ns);
-	EXPECT_TRUE(pcg_within_pct(clock_ns, (u1 - u0) * 1000.0, 5));
+	EXPECT_TRUE(cgtest_within_pct(clock_ns, (u1 - u0) * 1000.0, 5));
 }
 
 /* A parent's cgroup event counts its children: P == C1 + C2 (2%). */
@@ -75,12 +75,12 @@ TEST_F(classic, parent_counts_children)
 					    PERF_COUNT_SW_CPU_CLOCK, 0));
 	ASSERT_EQ(0, pcg_open_cgroup_events(&eb, self->b,
 					    PERF_COUNT_SW_CPU_CLOCK, 0));
-	p1 = pcg_spawn_busy(self->a, BUSY_NS, -1, NULL);
-	p2 = pcg_spawn_busy(self->b, BUSY_NS / 2, -1, NULL);
+	p1 = cgtest_spawn_busy(self->a, BUSY_NS, -1, NULL);
+	p2 = cgtest_spawn_busy(self->b, BUSY_NS / 2, -1, NULL);
 	ASSERT_LT(0, p1);
 	ASSERT_LT(0, p2);
-	ASSERT_EQ(0, pcg_wait(p1));
-	ASSERT_EQ(0, pcg_wait(p2));
+	ASSERT_EQ(0, cgtest_wait(p1));
+	ASSERT_EQ(0, cgtest_wait(p2));
 	ASSERT_EQ(0, pcg_read_sum(&ep, &vp));
 	ASSERT_EQ(0, pcg_read_sum(&ea, &va));
 	ASSERT_EQ(0, pcg_read_sum(&eb, &vb));
@@ -91,7 +91,7 @@ TEST_F(classic, parent_counts_children)
 	TH_LOG("parent %lu, a %lu, b %lu", vp, va, vb);
 	EXPECT_LE(BUSY_NS, va);
 	EXPECT_LE(BUSY_NS / 2, vb);
-	EXPECT_TRUE(pcg_within_pct(vp, va + vb, 2));
+	EXPECT_TRUE(cgtest_within_pct(vp, va + vb, 2));
 }
 
 /*
@@ -106,10 +106,10 @@ TEST_F(classic, context_switches_match_rusage)
 
 	ASSERT_EQ(0, pcg_open_cgroup_events(&ev, self->a,
 					    PERF_COUNT_SW_CONTEXT_SWITCHES, 0));
-	ASSERT_EQ(0, pcg_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
+	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
 					self->st, pids));
-	ASSERT_EQ(0, pcg_wait(pids[0]));
-	ASSERT_EQ(0, pcg_wait(pids[1]));
+	ASSERT_EQ(0, cgtest_wait(pids[0]));
+	ASSERT_EQ(0, cgtest_wait(pids[1]));
 	ASSERT_EQ(0, pcg_read_sum(&ev, &csw));
 	pcg_close_events(&ev);
 

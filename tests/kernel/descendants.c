@@ -22,11 +22,11 @@
 #define NR_LATER	50
 
 FIXTURE(tree) {
-	char root[PCG_PATH_MAX];
-	char a[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
+	char a[CGTEST_PATH_MAX];
 	uint64_t idroot, ida;
 	struct pcg_events ev;
-	char v1[PCG_PATH_MAX];	/* perf_event's v1 mount, if any */
+	char v1[CGTEST_PATH_MAX];	/* perf_event's v1 mount, if any */
 };
 
 /* 1 if the kernel knows PERF_EVENT_IOC_ATTACH_CGROUPS: unknown flags fail */
@@ -41,10 +41,10 @@ static int kernel_has_attach_cgroups(const struct pcg_events *ev)
 FIXTURE_SETUP(tree)
 {
 	PCG_REQUIRE_ATTACH();
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "tree"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	self->idroot = pcg_cg_id(self->root);
-	self->ida = pcg_cg_id(self->a);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "tree"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	self->idroot = cgtest_id(self->root);
+	self->ida = cgtest_id(self->a);
 	ASSERT_NE(0, self->idroot);
 	ASSERT_NE(0, self->ida);
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
@@ -58,7 +58,7 @@ FIXTURE_TEARDOWN(tree)
 	if (self->v1[0])
 		EXPECT_EQ(0, pcg_perf_event_v1_umount(self->v1));
 	pcg_close_events(&self->ev);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /* Attach @id with its descendants on every cpu's event. */
@@ -70,7 +70,7 @@ static int attach_tree(const struct pcg_events *ev, uint64_t id)
 /* Create @name below @parent into @path; return its id (0 on error). */
 static uint64_t make_cgroup(char *path, const char *parent, const char *name)
 {
-	return pcg_cg_create(path, parent, name) ? 0 : pcg_cg_id(path);
+	return cgtest_create(path, parent, name) ? 0 : cgtest_id(path);
 }
 
 /*
@@ -80,7 +80,7 @@ static uint64_t make_cgroup(char *path, const char *parent, const char *name)
 static void check_later_descendants_count(struct __test_metadata *_metadata,
 					  FIXTURE_DATA(tree) *self)
 {
-	char b[PCG_PATH_MAX], c[PCG_PATH_MAX];
+	char b[CGTEST_PATH_MAX], c[CGTEST_PATH_MAX];
 	int64_t used_a, used_c, va, vb, vc, vroot;
 	uint64_t idb, idc;
 
@@ -105,8 +105,8 @@ static void check_later_descendants_count(struct __test_metadata *_metadata,
 	vroot = node_value(&self->ev, self->idroot);
 	TH_LOG("a %ld (cpu.stat %ld), c %ld (cpu.stat %ld), b %ld, root %ld",
 	       va, used_a, vc, used_c, vb, vroot);
-	EXPECT_TRUE(pcg_within_pct(va, used_a, 5));
-	EXPECT_TRUE(pcg_within_pct(vc, used_c, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, used_a, 5));
+	EXPECT_TRUE(cgtest_within_pct(vc, used_c, 5));
 	/* nothing ran in b or the root themselves */
 	EXPECT_EQ(vc, vb);
 	EXPECT_EQ(va + vb, vroot);
@@ -130,7 +130,7 @@ TEST_F(tree, later_descendants_count_in_v1_v2_hybrid)
 /* Every one of many cgroups created later gets its own record. */
 TEST_F(tree, every_later_cgroup_is_listed)
 {
-	char path[PCG_PATH_MAX], name[16];
+	char path[CGTEST_PATH_MAX], name[16];
 	uint64_t *buf;
 	size_t size;
 	int i, cpu;
@@ -150,7 +150,7 @@ TEST_F(tree, every_later_cgroup_is_listed)
 /* Only cgroups below a watched root are attached, not its siblings. */
 TEST_F(tree, only_below_the_watched_root)
 {
-	char x[PCG_PATH_MAX], y[PCG_PATH_MAX];
+	char x[CGTEST_PATH_MAX], y[CGTEST_PATH_MAX];
 	uint64_t idx, idy;
 
 	ASSERT_EQ(0, attach_tree(&self->ev, self->ida));
@@ -169,7 +169,7 @@ TEST_F(tree, only_below_the_watched_root)
  */
 TEST_F(tree, detach_of_the_root_stops_it)
 {
-	char d[PCG_PATH_MAX];
+	char d[CGTEST_PATH_MAX];
 	uint64_t idd;
 
 	ASSERT_EQ(0, attach_tree(&self->ev, self->idroot));
@@ -186,7 +186,7 @@ TEST_F(tree, detach_of_the_root_stops_it)
  */
 TEST_F(tree, removed_later_cgroup_read_once)
 {
-	char g[PCG_PATH_MAX];
+	char g[CGTEST_PATH_MAX];
 	int64_t used, sum = 0;
 	uint64_t idg, i, *buf;
 	bool again = false;
@@ -198,7 +198,7 @@ TEST_F(tree, removed_later_cgroup_read_once)
 	ASSERT_NE(0, idg);
 	used = run_busy(g, SHORT_NS);
 	ASSERT_LE((int64_t)SHORT_NS, used);
-	ASSERT_EQ(0, pcg_cg_remove(g));
+	ASSERT_EQ(0, cgtest_rmdir(g));
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_LT(0, pcg_read_cgroups_flags(self->ev.fd[cpu],
@@ -214,7 +214,7 @@ TEST_F(tree, removed_later_cgroup_read_once)
 		free(buf);
 	}
 	TH_LOG("g %ld, cpu.stat %ld", sum, used);
-	EXPECT_TRUE(pcg_within_pct(sum, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(sum, used, 5));
 	EXPECT_FALSE(again);
 }
 
@@ -223,7 +223,7 @@ TEST_F(tree, bad_input_changes_nothing)
 {
 	uint64_t bad = 1ULL << 62, ids[2] = { self->idroot, bad };
 	int fd = self->ev.fd[0];
-	char e[PCG_PATH_MAX];
+	char e[CGTEST_PATH_MAX];
 	uint64_t ide;
 
 	EXPECT_EQ(-EINVAL, pcg_attach_flags(fd, 2, &self->idroot, 1));
@@ -240,7 +240,7 @@ TEST_F(tree, bad_input_changes_nothing)
 /* Flags 0 is PERF_EVENT_IOC_ATTACH_CGROUP: the ids alone. */
 TEST_F(tree, no_flags_attaches_the_ids_alone)
 {
-	char f[PCG_PATH_MAX];
+	char f[CGTEST_PATH_MAX];
 	uint64_t idf;
 
 	ASSERT_EQ(0, pcg_attach_flags_all(&self->ev, 0, &self->idroot, 1));
@@ -257,7 +257,7 @@ TEST_F(tree, no_flags_attaches_the_ids_alone)
  */
 TEST_F(tree, closed_events_stop_watching)
 {
-	char h[PCG_PATH_MAX], k[PCG_PATH_MAX];
+	char h[CGTEST_PATH_MAX], k[CGTEST_PATH_MAX];
 	uint64_t idh, idk;
 
 	ASSERT_EQ(0, attach_tree(&self->ev, self->idroot));

@@ -20,8 +20,8 @@
 #include "pcg_test.h"
 
 FIXTURE(bad) {
-	char root[PCG_PATH_MAX];
-	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
+	char a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
 	uint64_t ida, idb, dead_id;
 	uint64_t va[PCG_MAX_CPUS];
 	struct pcg_events ev;
@@ -37,27 +37,27 @@ static int read_one(int fd, uint64_t id, uint64_t *v)
 
 FIXTURE_SETUP(bad)
 {
-	char dead[PCG_PATH_MAX];
+	char dead[CGTEST_PATH_MAX];
 	pid_t pid;
 	int cpu;
 
 	PCG_REQUIRE_ATTACH();
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "bad"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
-	ASSERT_EQ(0, pcg_cg_create(dead, self->root, "dead"));
-	self->ida = pcg_cg_id(self->a);
-	self->idb = pcg_cg_id(self->b);
-	self->dead_id = pcg_cg_id(dead);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "bad"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->root, "b"));
+	ASSERT_EQ(0, cgtest_create(dead, self->root, "dead"));
+	self->ida = cgtest_id(self->a);
+	self->idb = cgtest_id(self->b);
+	self->dead_id = cgtest_id(dead);
 	ASSERT_NE(0, self->dead_id);
-	ASSERT_EQ(0, pcg_cg_remove(dead));
+	ASSERT_EQ(0, cgtest_rmdir(dead));
 
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
 	self->fd = self->ev.fd[0];
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
 	/* pinned to cpu 0, so ev.fd[0] (the one the tests poke) counts */
-	pid = pcg_spawn_busy(self->a, BUSY_NS / 5, 0, NULL);
+	pid = cgtest_spawn_busy(self->a, BUSY_NS / 5, 0, NULL);
 	ASSERT_WORKER(pid);
 	for (cpu = 0; cpu < self->ev.nr; cpu++)
 		ASSERT_EQ(0, read_one(self->ev.fd[cpu], self->ida,
@@ -68,7 +68,7 @@ FIXTURE_SETUP(bad)
 FIXTURE_TEARDOWN(bad)
 {
 	pcg_close_events(&self->ev);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /* a's count unchanged on every cpu, a the only node, b not attached. */
@@ -143,7 +143,7 @@ TEST_F(bad, attach_bad_pointer)
 
 TEST_F(bad, attach_unknown_ids)
 {
-	char file[PCG_PATH_MAX + 16];
+	char file[CGTEST_PATH_MAX + 16];
 	uint64_t ids[2] = { self->idb, self->dead_id };
 
 	/* a removed cgroup, a made-up id, a cgroup file's (non-dir) id */
@@ -151,7 +151,7 @@ TEST_F(bad, attach_unknown_ids)
 	ids[1] = ~0ULL - 1;
 	EXPECT_EQ(-ENOENT, pcg_attach(self->fd, &ids[1], 1));
 	snprintf(file, sizeof(file), "%s/cgroup.procs", self->a);
-	ids[1] = pcg_cg_id(file);
+	ids[1] = cgtest_id(file);
 	ASSERT_NE(0, ids[1]);
 	EXPECT_EQ(-ENOENT, pcg_attach(self->fd, &ids[1], 1));
 	/* one bad id among good ones: nothing of the call is attached */

@@ -37,7 +37,7 @@ static int set_cpu_online(int cpu, int online)
 }
 
 FIXTURE(hotplug) {
-	char root[PCG_PATH_MAX], a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX], a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
 	uint64_t ida, idb;
 	struct pcg_events ev;
 	int offlined;
@@ -50,11 +50,11 @@ FIXTURE_SETUP(hotplug)
 		SKIP(return, "needs at least %d cpus", HOT_CPU + 1);
 	if (access("/sys/devices/system/cpu/cpu1/online", W_OK))
 		SKIP(return, "cpu%d cannot be taken offline", HOT_CPU);
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "hotplug"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
-	self->ida = pcg_cg_id(self->a);
-	self->idb = pcg_cg_id(self->b);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "hotplug"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->root, "b"));
+	self->ida = cgtest_id(self->a);
+	self->idb = cgtest_id(self->b);
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK, 0, 0));
 	ASSERT_LT(HOT_CPU, self->ev.nr);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
@@ -65,7 +65,7 @@ FIXTURE_TEARDOWN(hotplug)
 	if (self->offlined)
 		EXPECT_EQ(0, set_cpu_online(HOT_CPU, 1));
 	pcg_close_events(&self->ev);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /* The node's value on one cpu's event, or -errno. */
@@ -88,9 +88,9 @@ static int64_t event_value(struct pcg_events *ev, int cpu)
 static int64_t burn_in(const char *cg, int cpu)
 {
 	int64_t u0 = usage_ns(cg);
-	pid_t pid = pcg_spawn_busy(cg, BURN_NS, cpu, NULL);
+	pid_t pid = cgtest_spawn_busy(cg, BURN_NS, cpu, NULL);
 
-	if (pid < 0 || pcg_wait(pid))
+	if (pid < 0 || cgtest_wait(pid))
 		return -1;
 	return usage_ns(cg) - u0;
 }
@@ -103,7 +103,7 @@ TEST_F(hotplug, offline_keeps_counts_up_to_offline)
 
 	used = burn_in(self->a, HOT_CPU);
 	before = value_on(&self->ev, HOT_CPU, self->ida);
-	ASSERT_TRUE(pcg_within_pct(before, used, 5));
+	ASSERT_TRUE(cgtest_within_pct(before, used, 5));
 	ASSERT_EQ(0, set_cpu_online(HOT_CPU, 0));
 	self->offlined = 1;
 	event_before = event_value(&self->ev, HOT_CPU);
@@ -118,7 +118,7 @@ TEST_F(hotplug, offline_keeps_counts_up_to_offline)
 			total += value_on(&self->ev, cpu, self->ida);
 	TH_LOG("offline cpu%d node %ld; others %ld of %ld used", HOT_CPU,
 	       before, total, used);
-	EXPECT_TRUE(pcg_within_pct(total, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(total, used, 5));
 }
 
 /* ATTACH, READ_CGROUPS and DETACH work on an offline cpu's event. */
@@ -178,7 +178,7 @@ static int64_t own_count(int fd, int group)
 TEST_F(hotplug, group_offline_flushes_and_keeps_both_members)
 {
 	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-	uint64_t root_id = pcg_cg_id(pcg_cgroup_root());
+	uint64_t root_id = cgtest_id(cgtest_root());
 	uint64_t out[1 + 2 * 2], lead_id, sib_id;
 	int64_t lead_total, sib_total;
 	struct pcg_events lead, sib;

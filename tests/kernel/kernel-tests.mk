@@ -3,8 +3,9 @@
 #
 #   $(BUILD)/bin/perf_cgroup_*       kselftest-harness programs (KTAP), one
 #                                    per tests/kernel/<name>.c, linked
-#                                    with the helper library pcg_lib.c and
-#                                    lib/cgutil (cgroup2 mount, cgroup ids)
+#                                    with $(PCG_LIB_O) (pcg_lib.c: perf
+#                                    events, the ioctls) and the tests'
+#                                    cgroup library (tests/lib/tests-lib.mk)
 #   $(BUILD)/perf-selftests/*        tools/testing/selftests/perf_events,
 #                                    built out of tree against $(KHDR)
 # Listed in tests/vm-tests.d/20-perf-selftests.list and 30-kernel.list.
@@ -12,24 +13,29 @@
 PCG_DIR   := tests/kernel
 PCG_NAMES := classic attach lifecycle descendants errors stress scale hotplug
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
-PCG_DEPS  := $(PCG_DIR)/pcg_lib.c $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_uapi.h tests/lib/exited_tasks.h tests/lib/cgfile.h
+PCG_HDRS  = $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_test.h $(PCG_DIR)/pcg_uapi.h $(CGTEST_HDRS)
+PCG_LIB_O := $(BUILD)/tests/kernel/pcg_lib.o
 # The patched uapi first; pcg_uapi.h falls back to the agreed numbers.
 # The harness's ASSERT_EQ(0, u64) style compares int literals with u64s:
 # -Wno-sign-compare (as -Wno-unused-parameter) is for its macros, and so is
-# -Wno-clobbered (its setjmp in __TEST_F_IMPL). = not :=, and $$(CGUTIL_LIB) as a
-# prerequisite: lib/cgutil/cgutil.mk may be read later.
-PCG_CFLAGS = $(CFLAGS_USER) -Itests/lib -Wno-unused-parameter -Wno-sign-compare \
+# -Wno-clobbered (its setjmp in __TEST_F_IMPL). = not :=, and $$(CGTEST_LIB) as a
+# prerequisite: tests/lib/tests-lib.mk may be read later.
+PCG_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare \
 	-Wno-clobbered \
 	-isystem $(KHDR) \
-	-I$(KSELFTEST_INC) -I$(PCG_DIR) $(CGUTIL_CFLAGS)
+	-I$(KSELFTEST_INC) -I$(PCG_DIR) $(CGTEST_CFLAGS)
 
 PERF_SELFTEST_DIR  := $(BUILD)/perf-selftests
 PERF_SELFTEST_BINS := $(addprefix $(PERF_SELFTEST_DIR)/,\
 	sigtrap_threads remove_on_exec watermark_signal mmap)
 
-$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $(PCG_DEPS) $$(CGUTIL_LIB)
+$(PCG_LIB_O): $(PCG_DIR)/pcg_lib.c $$(PCG_HDRS) $(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
-	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_DIR)/pcg_lib.c $(CGUTIL_LIB) $(CGUTIL_LDLIBS) -lpthread
+	$(CC) $(PCG_CFLAGS) -c $< -o $@
+
+$(BUILD)/bin/perf_cgroup_%: $(PCG_DIR)/%.c $$(PCG_HDRS) $(PCG_LIB_O) $$(CGTEST_LIB) $$(CGUTIL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(PCG_CFLAGS) -o $@ $< $(PCG_LIB_O) $(CGTEST_LDLIBS) -lpthread
 
 .PHONY: perf-cgroup-tests
 perf-cgroup-tests: $(PCG_BINS) $(PERF_SELFTEST_BINS)

@@ -26,25 +26,25 @@
 #define SHORT_NS	(400 * NSEC_PER_MSEC)
 
 FIXTURE(life) {
-	char root[PCG_PATH_MAX];
-	char a[PCG_PATH_MAX], b[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
+	char a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
 	uint64_t ida, idb;
-	struct pcg_worker_stat *st;
+	struct cgtest_worker_stat *st;
 	struct pcg_events ev;
-	char v1[PCG_PATH_MAX];	/* perf_event's v1 mount, if any */
+	char v1[CGTEST_PATH_MAX];	/* perf_event's v1 mount, if any */
 };
 
 FIXTURE_SETUP(life)
 {
 	PCG_REQUIRE_ATTACH();
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->root, "life"));
-	ASSERT_EQ(0, pcg_cg_create(self->a, self->root, "a"));
-	ASSERT_EQ(0, pcg_cg_create(self->b, self->root, "b"));
-	self->ida = pcg_cg_id(self->a);
-	self->idb = pcg_cg_id(self->b);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "life"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->root, "b"));
+	self->ida = cgtest_id(self->a);
+	self->idb = cgtest_id(self->b);
 	ASSERT_NE(0, self->ida);
 	ASSERT_NE(0, self->idb);
-	self->st = pcg_stats_alloc(2);
+	self->st = cgtest_stats_alloc(2);
 	ASSERT_NE(NULL, self->st);
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
@@ -55,8 +55,8 @@ FIXTURE_TEARDOWN(life)
 	if (self->v1[0])
 		EXPECT_EQ(0, pcg_perf_event_v1_umount(self->v1));
 	pcg_close_events(&self->ev);
-	pcg_stats_free(self->st, 2);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->root));
+	cgtest_stats_free(self->st, 2);
+	EXPECT_EQ(0, cgtest_destroy_tree(self->root));
 }
 
 /* Work done in a before ATTACH is not counted; work after it is. */
@@ -70,7 +70,7 @@ TEST_F(life, nothing_counted_before_attach)
 	used = run_busy(self->a, SHORT_NS);
 	v = node_value(&self->ev, self->ida);
 	TH_LOG("after attach: node %ld, cpu.stat %ld", v, used);
-	EXPECT_TRUE(pcg_within_pct(v, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(v, used, 5));
 }
 
 /* ATTACH again keeps a's count and adds b, starting from zero. */
@@ -83,7 +83,7 @@ TEST_F(life, reattach_keeps_counts_and_adds)
 	used_a = run_busy(self->a, SHORT_NS);
 	ASSERT_LE((int64_t)SHORT_NS, used_a);
 	va = node_value(&self->ev, self->ida);
-	ASSERT_TRUE(pcg_within_pct(va, used_a, 5));
+	ASSERT_TRUE(cgtest_within_pct(va, used_a, 5));
 	ASSERT_EQ(-ENOENT, node_value(&self->ev, self->idb));
 
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
@@ -94,10 +94,10 @@ TEST_F(life, reattach_keeps_counts_and_adds)
 	used_b = run_busy(self->b, SHORT_NS);
 	v = node_value(&self->ev, self->ida);
 	TH_LOG("a: node %ld cpu.stat %ld", v, used_a);
-	EXPECT_TRUE(pcg_within_pct(v, used_a, 5));
+	EXPECT_TRUE(cgtest_within_pct(v, used_a, 5));
 	v = node_value(&self->ev, self->idb);
 	TH_LOG("b: node %ld cpu.stat %ld", v, used_b);
-	EXPECT_TRUE(pcg_within_pct(v, used_b, 5));
+	EXPECT_TRUE(cgtest_within_pct(v, used_b, 5));
 }
 
 /*
@@ -108,7 +108,7 @@ TEST_F(life, reattach_keeps_counts_and_adds)
  */
 TEST_F(life, ancestor_attached_later_starts_from_zero)
 {
-	uint64_t idroot = pcg_cg_id(self->root);
+	uint64_t idroot = cgtest_id(self->root);
 	int64_t used, again, va, vroot;
 
 	ASSERT_NE(0, idroot);
@@ -120,15 +120,15 @@ TEST_F(life, ancestor_attached_later_starts_from_zero)
 	EXPECT_EQ(0, node_value(&self->ev, idroot));
 	va = node_value(&self->ev, self->ida);
 	TH_LOG("before the root's attach: a %ld, cpu.stat %ld", va, used);
-	EXPECT_TRUE(pcg_within_pct(va, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, used, 5));
 
 	again = run_busy(self->a, SHORT_NS);
 	vroot = node_value(&self->ev, idroot);
 	va = node_value(&self->ev, self->ida);
 	TH_LOG("after: root %ld (cpu.stat %ld), a %ld (cpu.stat %ld)",
 	       vroot, again, va, used + again);
-	EXPECT_TRUE(pcg_within_pct(vroot, again, 5));
-	EXPECT_TRUE(pcg_within_pct(va, used + again, 5));
+	EXPECT_TRUE(cgtest_within_pct(vroot, again, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, used + again, 5));
 }
 
 /*
@@ -137,7 +137,7 @@ TEST_F(life, ancestor_attached_later_starts_from_zero)
  */
 TEST_F(life, detached_child_hands_unread_counts_to_parent)
 {
-	uint64_t idroot = pcg_cg_id(self->root);
+	uint64_t idroot = cgtest_id(self->root);
 	uint64_t ids[2] = { idroot, self->ida };
 	int64_t used, vroot;
 
@@ -148,7 +148,7 @@ TEST_F(life, detached_child_hands_unread_counts_to_parent)
 	ASSERT_EQ(0, pcg_detach_all(&self->ev, &self->ida, 1));
 	vroot = node_value(&self->ev, idroot);
 	TH_LOG("root %ld, a's cpu.stat %ld", vroot, used);
-	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(vroot, used, 5));
 }
 
 /*
@@ -158,12 +158,12 @@ TEST_F(life, detached_child_hands_unread_counts_to_parent)
  */
 TEST_F(life, child_attached_later_counts_its_own_runs)
 {
-	char c[PCG_PATH_MAX];
+	char c[CGTEST_PATH_MAX];
 	int64_t u1, u2, va, vc;
 	uint64_t idc;
 
-	ASSERT_EQ(0, pcg_cg_create(c, self->a, "c"));
-	idc = pcg_cg_id(c);
+	ASSERT_EQ(0, cgtest_create(c, self->a, "c"));
+	idc = cgtest_id(c);
 	ASSERT_NE(0, idc);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
 	u1 = run_busy_on(c, SHORT_NS, 0);
@@ -176,8 +176,8 @@ TEST_F(life, child_attached_later_counts_its_own_runs)
 	vc = node_value(&self->ev, idc);
 	TH_LOG("c %ld (second run's cpu.stat %ld), a %ld (both %ld)",
 	       vc, u2, va, u1 + u2);
-	EXPECT_TRUE(pcg_within_pct(vc, u2, 5));
-	EXPECT_TRUE(pcg_within_pct(va, u1 + u2, 5));
+	EXPECT_TRUE(cgtest_within_pct(vc, u2, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, u1 + u2, 5));
 }
 
 /*
@@ -186,13 +186,13 @@ TEST_F(life, child_attached_later_counts_its_own_runs)
  */
 TEST_F(life, detached_child_counts_in_parent_afterwards)
 {
-	char c[PCG_PATH_MAX];
+	char c[CGTEST_PATH_MAX];
 	uint64_t ids[2];
 	int64_t u1, u2, va;
 
-	ASSERT_EQ(0, pcg_cg_create(c, self->a, "c"));
+	ASSERT_EQ(0, cgtest_create(c, self->a, "c"));
 	ids[0] = self->ida;
-	ids[1] = pcg_cg_id(c);
+	ids[1] = cgtest_id(c);
 	ASSERT_NE(0, ids[1]);
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
 	u1 = run_busy_on(c, SHORT_NS, 0);
@@ -203,7 +203,7 @@ TEST_F(life, detached_child_counts_in_parent_afterwards)
 
 	va = node_value(&self->ev, self->ida);
 	TH_LOG("a %ld, c's cpu.stat %ld + %ld", va, u1, u2);
-	EXPECT_TRUE(pcg_within_pct(va, u1 + u2, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, u1 + u2, 5));
 	EXPECT_EQ(-ENOENT, node_value(&self->ev, ids[1]));
 }
 
@@ -264,8 +264,8 @@ TEST_F(life, removed_cgroup_keeps_final_counts)
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
 	used = run_busy(self->a, SHORT_NS);
 	va = node_value(&self->ev, self->ida);
-	ASSERT_TRUE(pcg_within_pct(va, used, 5));
-	ASSERT_EQ(0, pcg_cg_remove(self->a));
+	ASSERT_TRUE(cgtest_within_pct(va, used, 5));
+	ASSERT_EQ(0, cgtest_rmdir(self->a));
 
 	EXPECT_EQ(va, node_value(&self->ev, self->ida));
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
@@ -308,7 +308,7 @@ static int64_t vector_value(const uint64_t *buf, uint64_t id)
  */
 TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 {
-	uint64_t idroot = pcg_cg_id(self->root);
+	uint64_t idroot = cgtest_id(self->root);
 	uint64_t ids[3] = { idroot, self->ida, self->idb }, *buf;
 	int64_t used, last_a = 0, v;
 	int cpu;
@@ -317,7 +317,7 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 3));
 	used = run_busy(self->a, SHORT_NS);
 	ASSERT_LE((int64_t)SHORT_NS, used);
-	ASSERT_EQ(0, pcg_cg_remove(self->a));
+	ASSERT_EQ(0, cgtest_rmdir(self->a));
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(3, vector_read(self->ev.fd[cpu],
@@ -328,7 +328,7 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
 		last_a += v;
 	}
 	TH_LOG("a's last records: %ld, cpu.stat %ld", last_a, used);
-	EXPECT_TRUE(pcg_within_pct(last_a, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(last_a, used, 5));
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(2, vector_read(self->ev.fd[cpu],
@@ -351,8 +351,8 @@ TEST_F(life, vector_read_detaches_removed_after_their_last_record)
  */
 TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 {
-	uint64_t idroot = pcg_cg_id(self->root), id, *buf;
-	char cg[PCG_PATH_MAX], name[16];
+	uint64_t idroot = cgtest_id(self->root), id, *buf;
+	char cg[CGTEST_PATH_MAX], name[16];
 	int64_t used = 0, u0, vroot;
 	int i, cpu;
 
@@ -360,14 +360,14 @@ TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &idroot, 1));
 	for (i = 0; i < CHURN_CGROUPS; i++) {
 		snprintf(name, sizeof(name), "churn%d", i);
-		ASSERT_EQ(0, pcg_cg_create(cg, self->root, name));
-		id = pcg_cg_id(cg);
+		ASSERT_EQ(0, cgtest_create(cg, self->root, name));
+		id = cgtest_id(cg);
 		ASSERT_NE(0, id);
 		ASSERT_EQ(0, pcg_attach_all(&self->ev, &id, 1));
 		u0 = usage_ns(cg);
-		ASSERT_EQ(0, pcg_wait(pcg_spawn_busy(cg, CHURN_NS, -1, NULL)));
+		ASSERT_EQ(0, cgtest_wait(cgtest_spawn_busy(cg, CHURN_NS, -1, NULL)));
 		used += usage_ns(cg) - u0;
-		ASSERT_EQ(0, pcg_cg_remove(cg));
+		ASSERT_EQ(0, cgtest_rmdir(cg));
 	}
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
@@ -384,7 +384,7 @@ TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 	vroot = node_value(&self->ev, idroot);
 	TH_LOG("%d cgroups: parent %ld, their cpu.stat %ld", CHURN_CGROUPS,
 	       vroot, used);
-	EXPECT_TRUE(pcg_within_pct(vroot, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(vroot, used, 5));
 }
 
 /*
@@ -394,14 +394,14 @@ TEST_F(life, churned_cgroups_leave_no_node_and_lose_no_count)
 TEST_F(life, task_migration_splits_counts)
 {
 	uint64_t ids[2] = { self->ida, self->idb };
-	struct pcg_worker_stat *st = &self->st[0];
+	struct cgtest_worker_stat *st = &self->st[0];
 	int64_t ua0, ub0, ua, ub, va, vb;
 	double before, after;
 
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
 	ua0 = usage_ns(self->a);
 	ub0 = usage_ns(self->b);
-	ASSERT_WORKER(pcg_spawn_busy_migrating(self->a, BUSY_NS / 2, self->b,
+	ASSERT_WORKER(cgtest_spawn_busy_migrating(self->a, BUSY_NS / 2, self->b,
 					       BUSY_NS / 2, -1, st));
 	ua = usage_ns(self->a) - ua0;
 	ub = usage_ns(self->b) - ub0;
@@ -419,10 +419,10 @@ TEST_F(life, task_migration_splits_counts)
 	 * 10%. cpu.stat, the exact truth, gets 5%; a mis-split (counts of
 	 * the first half landing in b) would be off by 100%.
 	 */
-	EXPECT_TRUE(pcg_within_pct(va, before, 10));
-	EXPECT_TRUE(pcg_within_pct(vb, after, 10));
-	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
-	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, before, 10));
+	EXPECT_TRUE(cgtest_within_pct(vb, after, 10));
+	EXPECT_TRUE(cgtest_within_pct(va, ua, 5));
+	EXPECT_TRUE(cgtest_within_pct(vb, ub, 5));
 }
 
 /*
@@ -439,16 +439,16 @@ static void check_running_task_moved(struct __test_metadata *_metadata,
 
 	if (pcg_nr_cpus() < 2)
 		SKIP(return, "needs 2 cpus");
-	ASSERT_EQ(0, pcg_pin_self(0));
+	ASSERT_EQ(0, cgtest_pin_self(0));
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 2));
 	ua0 = usage_ns(self->a);
 	ub0 = usage_ns(self->b);
-	pid = pcg_spawn_busy(self->a, BUSY_NS, 1, &self->st[0]);
+	pid = cgtest_spawn_busy(self->a, BUSY_NS, 1, &self->st[0]);
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(0, pcg_wait_ready(&self->st[0], 10000));
+	ASSERT_EQ(0, cgtest_wait_ready(&self->st[0], 10000));
 	usleep(BUSY_NS / 2 / 1000);
-	ASSERT_EQ(0, pcg_cg_move(self->b, pid));
-	ASSERT_EQ(0, pcg_wait(pid));
+	ASSERT_EQ(0, cgtest_move(self->b, pid));
+	ASSERT_EQ(0, cgtest_wait(pid));
 	ua = usage_ns(self->a) - ua0;
 	ub = usage_ns(self->b) - ub0;
 	va = node_value(&self->ev, self->ida);
@@ -456,8 +456,8 @@ static void check_running_task_moved(struct __test_metadata *_metadata,
 
 	TH_LOG("a: node %ld cpu.stat %ld; b: node %ld cpu.stat %ld",
 	       va, ua, vb, ub);
-	EXPECT_TRUE(pcg_within_pct(va, ua, 5));
-	EXPECT_TRUE(pcg_within_pct(vb, ub, 5));
+	EXPECT_TRUE(cgtest_within_pct(va, ua, 5));
+	EXPECT_TRUE(cgtest_within_pct(vb, ub, 5));
 }
 
 TEST_F(life, running_task_moved_splits_counts)
@@ -531,7 +531,7 @@ TEST_F(life, close_and_reopen_starts_empty)
 TEST_F(life, closed_sibling_is_flushed_and_keeps_its_slot)
 {
 	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
-	uint64_t root_id = pcg_cg_id(pcg_cgroup_root());
+	uint64_t root_id = cgtest_id(cgtest_root());
 	uint64_t own[PCG_MAX_CPUS][2], out[1 + 2 * 2];
 	struct pcg_events lead, sib;
 	int cpu;

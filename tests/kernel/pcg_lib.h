@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers for the multi-cgroup perf event tests: cgroup v2 management,
- * cpu-wide software perf events, the ATTACH/DETACH/READ ioctls, and worker
- * processes (busy loops, sleepers, pipe ping-pong) placed in cgroups.
+ * Helpers for the multi-cgroup perf event tests: cpu-wide and per-cgroup
+ * software perf events and the ATTACH/DETACH/READ ioctls. The cgroups and
+ * the workers placed in them are tests/lib/cgtest.h's, included here.
  *
  * Functions return 0 (or a count) on success and -errno on failure, so a
  * test can assert the exact error.
@@ -15,33 +15,11 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "cgtest.h"
 #include "pcg_uapi.h"
 
 #define PCG_MAX_CPUS	64
-#define PCG_PATH_MAX	512
-#define NSEC_PER_SEC	1000000000ULL
-#define NSEC_PER_MSEC	1000000ULL
 
-/* ---- cgroups ---- */
-
-/* Mount point of cgroup v2 (CGROUP2_ROOT overrides), or NULL. */
-const char *pcg_cgroup_root(void);
-/* mkdir parent/name into out (PCG_PATH_MAX bytes). */
-int pcg_cg_create(char *out, const char *parent, const char *name);
-/* rmdir, retrying briefly while exiting tasks still pin the cgroup. */
-int pcg_cg_remove(const char *path);
-/* Kill every task below path (cgroup.kill), then remove the whole subtree. */
-int pcg_cg_destroy_tree(const char *path);
-int pcg_cg_move(const char *path, pid_t pid);
-/* The cgroup id (kernfs id, from name_to_handle_at), 0 on error. */
-uint64_t pcg_cg_id(const char *path);
-/* usage_usec from cpu.stat, or -errno. */
-int64_t pcg_cg_usage_usec(const char *path);
-/* Number of processes listed in cgroup.procs (not recursive), or -errno. */
-int pcg_cg_nr_procs(const char *path);
-
-/* A private test cgroup directly under the cgroup v2 root. */
-int pcg_cg_create_test_root(char *out, const char *tag);
 /* perf_event on a cgroup v1 hierarchy at a new directory (a v1/v2 hybrid) */
 int pcg_perf_event_v1_mount(char *dir);
 int pcg_perf_event_v1_umount(const char *dir);
@@ -113,57 +91,5 @@ int pcg_read_cgroups_flags(int fd, uint64_t flags, uint64_t **bufp,
 			   size_t *sizep);
 /* 1 if the kernel knows PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not. */
 int pcg_kernel_has_attach(void);
-
-/* ---- workers ---- */
-
-/* What a worker measured itself, in memory shared with the test. */
-struct pcg_worker_stat {
-	uint64_t cpu_ns_joined;	/* own cpu time after joining its cgroup */
-	uint64_t cpu_ns_moved;	/* ... when it moved to its second cgroup */
-	uint64_t cpu_ns_end;	/* ... just before exiting */
-	uint64_t csw_joined;	/* own context switches (nvcsw + nivcsw) */
-	uint64_t csw_end;
-	int ready;
-};
-
-/* MAP_SHARED zeroed array of n stats; free with pcg_stats_free. */
-struct pcg_worker_stat *pcg_stats_alloc(int n);
-void pcg_stats_free(struct pcg_worker_stat *s, int n);
-
-uint64_t pcg_thread_cpu_ns(void);
-uint64_t pcg_now_ns(void);
-int pcg_pin_self(int cpu);
-/* Burn cpu until this thread used ns more cpu time. */
-void pcg_burn_ns(uint64_t ns);
-
-/*
- * Child that joins cg, optionally pins itself (cpu >= 0), burns ns of cpu
- * time and exits 0. st (may be NULL) receives its own measurements.
- */
-pid_t pcg_spawn_busy(const char *cg, uint64_t ns, int cpu,
-		     struct pcg_worker_stat *st);
-/*
- * Like pcg_spawn_busy, but moves itself to cg2 after ns1 and burns ns2, then
- * moves to cg2's parent to exit (so the exit is not counted in cg2).
- */
-pid_t pcg_spawn_busy_migrating(const char *cg1, uint64_t ns1,
-			       const char *cg2, uint64_t ns2, int cpu,
-			       struct pcg_worker_stat *st);
-/* Child that joins cg and sleeps until killed. */
-pid_t pcg_spawn_sleeper(const char *cg);
-/*
- * Two children, in cga and cgb, pinned to cpu (if >= 0), that bounce one
- * byte back and forth over pipes iterations times. st[0], st[1] get their
- * measurements. Returns 0 and the pids in pids[2].
- */
-int pcg_spawn_pingpong(const char *cga, const char *cgb, int iterations,
-		       int cpu, struct pcg_worker_stat *st, pid_t pids[2]);
-/* Wait for pid; returns its exit status (or 128 + signal), -errno. */
-int pcg_wait(pid_t pid);
-/* Wait until a worker reported ready (joined its cgroup). */
-int pcg_wait_ready(struct pcg_worker_stat *st, int timeout_ms);
-
-/* |a - b| <= pct% of max(a, b) */
-int pcg_within_pct(double a, double b, double pct);
 
 #endif /* PCG_LIB_H */

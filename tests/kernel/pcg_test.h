@@ -21,12 +21,12 @@
 #define ASSERT_WORKER(pid) do { \
 	pid_t __pid = (pid); \
 	ASSERT_LT(0, __pid); \
-	ASSERT_EQ(0, pcg_wait(__pid)); \
+	ASSERT_EQ(0, cgtest_wait(__pid)); \
 } while (0)
 
 static inline int64_t usage_ns(const char *cg)
 {
-	int64_t us = pcg_cg_usage_usec(cg);
+	int64_t us = cgtest_usage_usec(cg);
 
 	return us < 0 ? us : us * 1000;
 }
@@ -47,9 +47,9 @@ static inline int64_t node_value(struct pcg_events *ev, uint64_t id)
 static inline int64_t run_busy_on(const char *cg, uint64_t ns, int cpu)
 {
 	int64_t u0 = usage_ns(cg);
-	pid_t pid = pcg_spawn_busy(cg, ns, cpu, NULL);
+	pid_t pid = cgtest_spawn_busy(cg, ns, cpu, NULL);
 
-	if (pid < 0 || pcg_wait(pid))
+	if (pid < 0 || cgtest_wait(pid))
 		return -1;
 	return usage_ns(cg) - u0;
 }

@@ -18,19 +18,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgfile.h"
+#include "cgtest.h"
 #include "harness.h"
 #include "pcg_test.h"
 
 struct scale {
-	char root[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
 	int nr;
 	uint64_t *ids;		/* ids[i] = id of root/s<i> */
 };
 
 static void scale_path(const struct scale *s, int i, char *out)
 {
-	snprintf(out, PCG_PATH_MAX, "%.400s/s%d", s->root, i);
+	snprintf(out, CGTEST_PATH_MAX, "%.400s/s%d", s->root, i);
 }
 
 static int scale_nr(void)
@@ -49,7 +49,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static double secs_since(uint64_t t0)
 {
-	return (pcg_now_ns() - t0) / 1e9;
+	return (cgtest_now_ns() - t0) / 1e9;
 }
 
 FIXTURE(scale) {
@@ -60,7 +60,7 @@ FIXTURE(scale) {
 /* Make s->nr cgroups under a new test root and note their ids. */
 static void scale_create(struct __test_metadata *_metadata, struct scale *s)
 {
-	char path[PCG_PATH_MAX];
+	char path[CGTEST_PATH_MAX];
 	uint64_t t0;
 	int i;
 
@@ -68,12 +68,12 @@ static void scale_create(struct __test_metadata *_metadata, struct scale *s)
 	ASSERT_LT(1, s->nr);
 	s->ids = calloc(s->nr, sizeof(uint64_t));
 	ASSERT_NE(NULL, s->ids);
-	ASSERT_EQ(0, pcg_cg_create_test_root(s->root, "scale"));
-	t0 = pcg_now_ns();
+	ASSERT_EQ(0, cgtest_create_test_root(s->root, "scale"));
+	t0 = cgtest_now_ns();
 	for (i = 0; i < s->nr; i++) {
 		scale_path(s, i, path);
 		ASSERT_EQ(0, mkdir(path, 0755));
-		s->ids[i] = pcg_cg_id(path);
+		s->ids[i] = cgtest_id(path);
 		ASSERT_NE(0, s->ids[i]);
 	}
 	TH_LOG("mkdir + name_to_handle_at of %d cgroups: %.2f s",
@@ -82,9 +82,9 @@ static void scale_create(struct __test_metadata *_metadata, struct scale *s)
 
 static void scale_destroy(struct __test_metadata *_metadata, struct scale *s)
 {
-	uint64_t t0 = pcg_now_ns();
+	uint64_t t0 = cgtest_now_ns();
 
-	EXPECT_EQ(0, pcg_cg_destroy_tree(s->root));
+	EXPECT_EQ(0, cgtest_destroy_tree(s->root));
 	TH_LOG("rmdir of %d cgroups: %.2f s", s->nr, secs_since(t0));
 	free(s->ids);
 }
@@ -151,14 +151,14 @@ static int check_vector(struct __test_metadata *_metadata, int fd,
 TEST_F_TIMEOUT(scale, many_cgroups_one_vector_read, 600)
 {
 	struct scale *s = &self->s;
-	char busy[PCG_PATH_MAX];
+	char busy[CGTEST_PATH_MAX];
 	uint64_t t0, v, sum = 0, id_busy;
 	int64_t used;
 	int cpu, half = s->nr / 2, busy_i = s->nr - 1;
 
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
-	t0 = pcg_now_ns();
+	t0 = cgtest_now_ns();
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, s->ids, s->nr));
 	TH_LOG("ATTACH of %d ids on %d cpus: %.3f s", s->nr, self->ev.nr,
 	       secs_since(t0));
@@ -166,11 +166,11 @@ TEST_F_TIMEOUT(scale, many_cgroups_one_vector_read, 600)
 	scale_path(s, busy_i, busy);
 	id_busy = s->ids[busy_i];
 	used = usage_ns(busy);
-	ASSERT_WORKER(pcg_spawn_busy(busy, BUSY_NS / 4, -1, NULL));
+	ASSERT_WORKER(cgtest_spawn_busy(busy, BUSY_NS / 4, -1, NULL));
 	used = usage_ns(busy) - used;
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
-		t0 = pcg_now_ns();
+		t0 = cgtest_now_ns();
 		ASSERT_LE(0, check_vector(_metadata, self->ev.fd[cpu], s->ids,
 					  s->nr, id_busy, &v));
 		TH_LOG("cpu %d: READ_CGROUPS of %d records: %.3f s", cpu,
@@ -178,10 +178,10 @@ TEST_F_TIMEOUT(scale, many_cgroups_one_vector_read, 600)
 		sum += v;
 	}
 	TH_LOG("busy cgroup: node %lu, cpu.stat %ld", sum, used);
-	EXPECT_TRUE(pcg_within_pct(sum, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(sum, used, 5));
 
 	/* detach the first half in one call: exactly the second half stays */
-	t0 = pcg_now_ns();
+	t0 = cgtest_now_ns();
 	ASSERT_EQ(0, pcg_detach_all(&self->ev, s->ids, half));
 	TH_LOG("DETACH of %d ids: %.3f s", half, secs_since(t0));
 	for (cpu = 0; cpu < self->ev.nr; cpu++)
@@ -197,14 +197,14 @@ static int tracing_write(const char *file, const char *val)
 	char path[128];
 
 	snprintf(path, sizeof(path), TRACING "%s", file);
-	return cgfile_write(path, val);
+	return cgtest_write(path, val);
 }
 
 /* The irqsoff tracer's longest IRQs-off section since the last reset, in us. */
 static long irqsoff_max_us(void)
 {
 	char buf[32];
-	int ret = cgfile_read(TRACING "tracing_max_latency", buf, sizeof(buf));
+	int ret = cgtest_read(TRACING "tracing_max_latency", buf, sizeof(buf));
 
 	return ret < 0 ? ret : strtol(buf, NULL, 10);
 }
@@ -268,7 +268,7 @@ static int has_irqsoff_tracer(void)
 {
 	char buf[512];
 
-	return cgfile_read(TRACING "available_tracers", buf, sizeof(buf)) > 0 &&
+	return cgtest_read(TRACING "available_tracers", buf, sizeof(buf)) > 0 &&
 	       strstr(buf, "irqsoff");
 }
 
@@ -354,9 +354,9 @@ FIXTURE_SETUP(irqsoff)
 	 * made that the longest section (12.5 ms in an exact guest), which
 	 * says nothing of perf. The smallest per-cpu high mark keeps it short.
 	 */
-	ASSERT_LT(0, cgfile_read(PCP_FRACTION, self->pcp_fraction,
+	ASSERT_LT(0, cgtest_read(PCP_FRACTION, self->pcp_fraction,
 				 sizeof(self->pcp_fraction)));
-	ASSERT_EQ(0, cgfile_write(PCP_FRACTION, "100000"));
+	ASSERT_EQ(0, cgtest_write(PCP_FRACTION, "100000"));
 }
 
 FIXTURE_TEARDOWN(irqsoff)
@@ -365,7 +365,7 @@ FIXTURE_TEARDOWN(irqsoff)
 	EXPECT_EQ(0, tracing_write("options/function-trace", "1"));
 	pcg_close_events(&self->ev);
 	scale_destroy(_metadata, &self->s);
-	EXPECT_EQ(0, cgfile_write(PCP_FRACTION, self->pcp_fraction));
+	EXPECT_EQ(0, cgtest_write(PCP_FRACTION, self->pcp_fraction));
 }
 
 TEST_F_TIMEOUT(irqsoff, attach_irqs_off_bounded, 7200)

@@ -50,7 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgfile.h"
+#include "cgtest.h"
 #include "harness.h"
 #include "pcg_test.h"
 
@@ -101,7 +101,7 @@ struct values {
 
 struct attached {
 	uint64_t id;
-	uint64_t since;		/* pcg_now_ns() before its first ATTACH */
+	uint64_t since;		/* cgtest_now_ns() before its first ATTACH */
 	struct values last;	/* as last read */
 };
 
@@ -120,7 +120,7 @@ struct slot {
 };
 
 struct stress {
-	char root[PCG_PATH_MAX];
+	char root[CGTEST_PATH_MAX];
 	uint64_t root_id;
 	uint64_t ids[NR_CGROUPS];	/* current id of c<i>, 0 while absent */
 	uint64_t dead[NR_DEAD];		/* ids of removed cgroups, a ring */
@@ -179,7 +179,7 @@ static enum res outcome(struct stress *s, enum op op, int ret,
 static bool done(struct stress *s)
 {
 	return __atomic_load_n(&s->bad, __ATOMIC_RELAXED) ||
-	       pcg_now_ns() >= s->deadline;
+	       cgtest_now_ns() >= s->deadline;
 }
 
 static uint64_t stress_seconds(void)
@@ -198,14 +198,14 @@ static int cg_parent(int i)
 
 static void cg_path(const struct stress *s, int i, char *out)
 {
-	char parent[PCG_PATH_MAX];
+	char parent[CGTEST_PATH_MAX];
 
 	if (cg_parent(i) < 0) {
-		snprintf(out, PCG_PATH_MAX, "%.400s/c%d", s->root, i);
+		snprintf(out, CGTEST_PATH_MAX, "%.400s/c%d", s->root, i);
 		return;
 	}
 	cg_path(s, cg_parent(i), parent);
-	snprintf(out, PCG_PATH_MAX, "%.450s/c%d", parent, i);
+	snprintf(out, CGTEST_PATH_MAX, "%.450s/c%d", parent, i);
 }
 
 static uint64_t cg_id(struct stress *s, int i)
@@ -400,7 +400,7 @@ static void check_counts(struct stress *s, const struct slot *sl,
 			 const struct attached *a, const struct values *v,
 			 const char *what)
 {
-	uint64_t elapsed = pcg_now_ns() - a->since;
+	uint64_t elapsed = cgtest_now_ns() - a->since;
 	uint64_t bound = elapsed + elapsed / 10 + 50 * NSEC_PER_MSEC;
 	int m, members = is_group(sl) ? sl->members : 1;
 
@@ -773,7 +773,7 @@ static void op_attach(struct stress *s, struct slot *sl, unsigned int *seed)
 	}
 	n = n < room ? n : room;
 	poisoned = attach_ids(s, sl, seed, ids, n);
-	since = pcg_now_ns();
+	since = cgtest_now_ns();
 	ret = pcg_attach(sl->fd, ids, n);
 	if (poisoned)
 		outcome(s, OP_ATTACH, ret, ALLOW(RES_ENOENT),
@@ -947,7 +947,7 @@ static void slot_random_op(struct stress *s, struct slot *sl,
 static void *event_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = pcg_now_ns() ^ (uintptr_t)&seed;
+	unsigned int seed = cgtest_now_ns() ^ (uintptr_t)&seed;
 
 	while (!done(s)) {
 		struct slot *sl = &s->slots[rand_r(&seed) % NR_SLOTS];
@@ -970,7 +970,7 @@ static void *event_thread(void *arg)
 static void churn_step(struct stress *s, unsigned int *seed)
 {
 	int i = rand_r(seed) % NR_CGROUPS;
-	char path[PCG_PATH_MAX];
+	char path[CGTEST_PATH_MAX];
 	uint64_t id = cg_id(s, i);
 
 	cg_path(s, i, path);
@@ -987,7 +987,7 @@ static void churn_step(struct stress *s, unsigned int *seed)
 		if (outcome(s, OP_MKDIR, mkdir(path, 0755) ? -errno : 0,
 			    ALLOW(RES_OK) | ALLOW(RES_ENOENT), "") != RES_OK)
 			return;
-		id = pcg_cg_id(path);
+		id = cgtest_id(path);
 		if (!id)
 			unexpected(s, "no id for %s", path);
 		__atomic_store_n(&s->ids[i], id, __ATOMIC_RELEASE);
@@ -997,7 +997,7 @@ static void churn_step(struct stress *s, unsigned int *seed)
 static void *churn_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = pcg_now_ns();
+	unsigned int seed = cgtest_now_ns();
 
 	while (!done(s)) {
 		churn_step(s, &seed);
@@ -1043,7 +1043,7 @@ static bool listed(const uint64_t *buf, uint64_t id)
 static void check_watched(struct stress *s, int fd)
 {
 	uint64_t before[NR_CGROUPS], *buf;
-	char path[PCG_PATH_MAX];
+	char path[CGTEST_PATH_MAX];
 	int i;
 
 	for (i = 0; i < NR_CGROUPS; i++)
@@ -1086,7 +1086,7 @@ static void watch_attach(struct stress *s, int fd, unsigned int *seed)
 static void *watch_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = pcg_now_ns() ^ 0x5eed;
+	unsigned int seed = cgtest_now_ns() ^ 0x5eed;
 	struct perf_event_attr attr;
 	int fd = -1, cpu, pick;
 
@@ -1122,14 +1122,14 @@ static void *watch_thread(void *arg)
 
 static int set_hot_cpu_online(int online)
 {
-	return cgfile_write(HOT_CPU_ONLINE, online ? "1" : "0");
+	return cgtest_write(HOT_CPU_ONLINE, online ? "1" : "0");
 }
 
 /* cpu1 offline and back online at random times; no errno is allowed. */
 static void *hotplug_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = pcg_now_ns();
+	unsigned int seed = cgtest_now_ns();
 
 	while (!done(s)) {
 		usleep(rand_r(&seed) % 200000);
@@ -1165,19 +1165,19 @@ static void migrate(struct stress *s, unsigned int *seed)
 static pid_t spawn_hopper(struct stress *s, int k)
 {
 	unsigned int seed = k * 7919 + 1;
-	char path[PCG_PATH_MAX];
+	char path[CGTEST_PATH_MAX];
 	pid_t pid = fork();
 
 	if (pid)
 		return pid;
 	for (;;) {
 		cg_path(s, rand_r(&seed) % NR_CGROUPS, path);
-		outcome(s, OP_MOVE, pcg_cg_move(path, getpid()),
+		outcome(s, OP_MOVE, cgtest_move(path, getpid()),
 			ALLOW(RES_OK) | ALLOW(RES_ENOENT) | ALLOW(RES_ENODEV), "");
 		if (s->nr_cpus > HOT_CPU && !(rand_r(&seed) % 4))
 			migrate(s, &seed);
 		if (rand_r(&seed) & 1)
-			pcg_burn_ns(200000);
+			cgtest_burn_ns(200000);
 		else
 			usleep(200);
 	}
@@ -1252,19 +1252,19 @@ FIXTURE(stress) {
 
 FIXTURE_SETUP(stress)
 {
-	char path[PCG_PATH_MAX];
+	char path[CGTEST_PATH_MAX];
 	int i;
 
 	PCG_REQUIRE_ATTACH();
 	self->s = mmap(NULL, sizeof(*self->s), PROT_READ | PROT_WRITE,
 		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->s);
-	ASSERT_EQ(0, pcg_cg_create_test_root(self->s->root, "stress"));
-	self->s->root_id = pcg_cg_id(self->s->root);
+	ASSERT_EQ(0, cgtest_create_test_root(self->s->root, "stress"));
+	self->s->root_id = cgtest_id(self->s->root);
 	for (i = 0; i < NR_CGROUPS; i++) {
 		cg_path(self->s, i, path);
 		ASSERT_EQ(0, mkdir(path, 0755));
-		self->s->ids[i] = pcg_cg_id(path);
+		self->s->ids[i] = cgtest_id(path);
 		ASSERT_NE(0, self->s->ids[i]);
 	}
 	for (i = 0; i < NR_SLOTS; i++) {
@@ -1285,13 +1285,13 @@ FIXTURE_TEARDOWN(stress)
 	for (i = 0; i < NR_HOPPERS; i++) {
 		if (self->hoppers[i] > 0) {
 			kill(self->hoppers[i], SIGKILL);
-			pcg_wait(self->hoppers[i]);
+			cgtest_wait(self->hoppers[i]);
 		}
 	}
 	if (self->s->hotplug)
 		EXPECT_EQ(0, set_hot_cpu_online(1));
 	close_slots(self->s);
-	EXPECT_EQ(0, pcg_cg_destroy_tree(self->s->root));
+	EXPECT_EQ(0, cgtest_destroy_tree(self->s->root));
 	munmap(self->s, sizeof(*self->s));
 }
 
@@ -1301,14 +1301,14 @@ TEST_F(stress, randomized)
 	pthread_t th[NR_THREADS + 3];
 	struct pcg_events ev;
 	struct pcg_reading r;
-	char a[PCG_PATH_MAX], line[256];
+	char a[CGTEST_PATH_MAX], line[256];
 	int i, nth = 0;
 	uint64_t ida;
 	int64_t used;
 
 	if (!s->hotplug)
 		TH_LOG("cpu%d cannot go offline: no hotplug", HOT_CPU);
-	s->deadline = pcg_now_ns() + stress_seconds() * NSEC_PER_SEC;
+	s->deadline = cgtest_now_ns() + stress_seconds() * NSEC_PER_SEC;
 	for (i = 0; i < NR_HOPPERS; i++) {
 		self->hoppers[i] = spawn_hopper(s, i);
 		ASSERT_LT(0, self->hoppers[i]);
@@ -1323,7 +1323,7 @@ TEST_F(stress, randomized)
 		ASSERT_EQ(0, pthread_join(th[i], NULL));
 	for (i = 0; i < NR_HOPPERS; i++) {
 		kill(self->hoppers[i], SIGKILL);
-		ASSERT_EQ(128 + SIGKILL, pcg_wait(self->hoppers[i]));
+		ASSERT_EQ(128 + SIGKILL, cgtest_wait(self->hoppers[i]));
 		self->hoppers[i] = 0;
 	}
 	close_slots(s);
@@ -1343,17 +1343,17 @@ TEST_F(stress, randomized)
 					sizeof(must_see_hotplug[0])));
 
 	/* the machinery still counts right afterwards */
-	ASSERT_EQ(0, pcg_cg_create(a, s->root, "after"));
-	ida = pcg_cg_id(a);
+	ASSERT_EQ(0, cgtest_create(a, s->root, "after"));
+	ida = cgtest_id(a);
 	ASSERT_EQ(0, pcg_open_cpu_events(&ev, PERF_COUNT_SW_CPU_CLOCK, 0, 0));
 	ASSERT_EQ(0, pcg_attach_all(&ev, &ida, 1));
 	used = usage_ns(a);
-	ASSERT_WORKER(pcg_spawn_busy(a, BUSY_NS / 2, -1, NULL));
+	ASSERT_WORKER(cgtest_spawn_busy(a, BUSY_NS / 2, -1, NULL));
 	used = usage_ns(a) - used;
 	ASSERT_EQ(0, pcg_read_cgroup_sum(&ev, ida, 0, &r));
 	pcg_close_events(&ev);
 	TH_LOG("after the stress: node %lu, cpu.stat %ld", r.value, used);
-	EXPECT_TRUE(pcg_within_pct(r.value, used, 5));
+	EXPECT_TRUE(cgtest_within_pct(r.value, used, 5));
 }
 
 /*

@@ -12,24 +12,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cgfile.h"
+#include "cgtest.h"
 #include "mcg_util.h"
 
 int mcg_create(const char *path, int enable_memory_for_children)
 {
-	char ctl[512];
+	int ret = cgtest_mkdir(path);
 
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return -errno;
-	if (!enable_memory_for_children)
-		return 0;
-	snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control", path);
-	return cgfile_write(ctl, "+memory");
+	if (ret || !enable_memory_for_children)
+		return ret;
+	return cgtest_enable_controllers(path, "+memory");
 }
 
 int mcg_destroy(const char *path)
 {
-	return cgfile_destroy_tree(path);
+	return cgtest_destroy_tree(path);
 }
 
 static int charge(const struct mcg_work *w)
@@ -77,10 +74,9 @@ static int charge(const struct mcg_work *w)
 static void task_main(const char *cg, const struct mcg_work *w, int ready,
 		      int go)
 {
-	char procs[512], c = 0;
+	char c = 0;
 
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
-	if (cgfile_write(procs, "0") || charge(w))
+	if (cgtest_move(cg, 0) || charge(w))
 		_exit(1);
 	if (write(ready, &c, 1) != 1)
 		_exit(1);
@@ -129,34 +125,16 @@ int mcg_task_stop(struct mcg_task *t)
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
 }
 
-static int slurp(const char *cg, const char *file, char *buf, size_t len)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", cg, file);
-	return cgfile_read(path, buf, len) < 0 ? -1 : 0;
-}
-
 int64_t mcg_stat(const char *cg, const char *name)
 {
-	char buf[8192], key[128];
-	unsigned long long v;
-	char *line, *save = NULL;
+	int64_t v = cgtest_stat_field(cg, "memory.stat", name);
 
-	if (slurp(cg, "memory.stat", buf, sizeof(buf)))
-		return -1;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%127s %llu", key, &v) == 2 && !strcmp(key, name))
-			return v;
-	return -1;
+	return v < 0 ? -1 : v;
 }
 
 int64_t mcg_read_u64(const char *cg, const char *file)
 {
-	char buf[64];
+	int64_t v = cgtest_read_u64(cg, file);
 
-	if (slurp(cg, file, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
+	return v < 0 ? -1 : v;
 }

@@ -15,13 +15,14 @@ $(MCGT_OUT)/kfunc_bounds.bpf.o: BPF_CFLAGS += -Ilib/memcg
 $(MCGT_OUT)/kfunc_bounds.bpf.o: lib/memcg/memcg_kfuncs.bpf.h
 
 $(MCGT_OUT)/memcg_stat_test: $(MCGT_DIR)/memcg_stat_test.c $(MCGT_DIR)/mcg_util.c \
-		$(MCGT_DIR)/mcg_util.h tests/lib/cgfile.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+		$(MCGT_DIR)/mcg_util.h $$(CGTEST_HDRS) $$(CGTEST_LIB) $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(CGTEST_LIB) $(MEMCG_LDLIBS) -o $@
 
 $(MCGT_OUT)/kfunc_test: $(MCGT_DIR)/kfunc_test.c $(MCGT_DIR)/mcg_util.c \
-		$(MCGT_DIR)/mcg_util.h tests/lib/cgfile.h $(MCGT_OUT)/kfunc_bounds.skel.h $(LIBBPF_A)
+		$(MCGT_DIR)/mcg_util.h $$(CGTEST_HDRS) $$(CGTEST_LIB) $$(CGUTIL_LIB) \
+		$(MCGT_OUT)/kfunc_bounds.skel.h $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
+	$(CC) $(MCGT_CFLAGS) $< $(MCGT_DIR)/mcg_util.c $(CGTEST_LDLIBS) $(LIBBPF_A) $(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(MCGT_OUT)/memcg_stat_test $(MCGT_OUT)/kfunc_test

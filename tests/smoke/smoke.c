@@ -8,54 +8,23 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/perf_event.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "cgfile.h"
+#include "cgtest.h"
 #include "harness.h"
 #include "fentry_count.skel.h"
 
 #define CGROOT "/sys/fs/cgroup"
 #define SMOKE_CG CGROOT "/smoke-test"
-
-static int move_self_to(const char *cgroup)
-{
-	char path[256], pid[32];
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	return cgfile_write(path, pid);
-}
-
-static void spin_ms(long ms)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-	do {
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-	} while ((now.tv_sec - start.tv_sec) * 1000 +
-		 (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
-}
-
-static int pin_self_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 static int open_cpu_clock(pid_t pid, int cpu, unsigned long flags)
 {
@@ -84,20 +53,20 @@ TEST(cgroup2_has_cpu_and_memory_controllers)
 
 	ASSERT_EQ(0, statfs(CGROOT, &fs));
 	ASSERT_EQ((unsigned long)CGROUP2_SUPER_MAGIC, (unsigned long)fs.f_type);
-	ASSERT_LT(0, cgfile_read(CGROOT "/cgroup.controllers", buf, sizeof(buf)));
+	ASSERT_LT(0, cgtest_read(CGROOT "/cgroup.controllers", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "cpu"));
 	EXPECT_NE(NULL, strstr(buf, "memory"));
 
-	rmdir(SMOKE_CG);
-	ASSERT_EQ(0, mkdir(SMOKE_CG, 0755));
-	ASSERT_LT(0, cgfile_read(SMOKE_CG "/cgroup.controllers", buf, sizeof(buf)));
+	ASSERT_EQ(0, cgtest_destroy_tree(SMOKE_CG));
+	ASSERT_EQ(0, cgtest_mkdir(SMOKE_CG));
+	ASSERT_LT(0, cgtest_read(SMOKE_CG "/cgroup.controllers", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "cpu"));
 	EXPECT_NE(NULL, strstr(buf, "memory"));
-	ASSERT_LT(0, cgfile_read(SMOKE_CG "/cpu.stat", buf, sizeof(buf)));
+	ASSERT_LT(0, cgtest_read(SMOKE_CG "/cpu.stat", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "usage_usec"));
-	ASSERT_LT(0, cgfile_read(SMOKE_CG "/memory.stat", buf, sizeof(buf)));
+	ASSERT_LT(0, cgtest_read(SMOKE_CG "/memory.stat", buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, "anon "));
-	EXPECT_EQ(0, rmdir(SMOKE_CG));
+	EXPECT_EQ(0, cgtest_rmdir(SMOKE_CG));
 }
 
 TEST(cgroup_id_from_name_to_handle_at)
@@ -121,11 +90,11 @@ TEST(cpu_wide_cpu_clock_counts_time_on_its_cpu)
 	__u64 before, after;
 	int fd;
 
-	ASSERT_EQ(0, pin_self_to_cpu(0));
+	ASSERT_EQ(0, cgtest_pin_self(0));
 	fd = open_cpu_clock(-1, 0, 0);
 	ASSERT_LE(0, fd) TH_LOG("cpu-wide cpu-clock: %s", strerror(errno));
 	before = read_count(fd);
-	spin_ms(100);
+	cgtest_burn_ns(100 * NSEC_PER_MSEC);
 	after = read_count(fd);
 	/* cpu-clock counts wall time on the cpu: at least the 100 ms spun */
 	EXPECT_LE(before + 100000000ULL, after);
@@ -137,26 +106,26 @@ TEST(cgroup_event_counts_only_inside_its_cgroup)
 	__u64 inside, outside;
 	int cgfd, fd;
 
-	ASSERT_EQ(0, pin_self_to_cpu(0));
-	rmdir(SMOKE_CG);
-	ASSERT_EQ(0, mkdir(SMOKE_CG, 0755));
+	ASSERT_EQ(0, cgtest_pin_self(0));
+	ASSERT_EQ(0, cgtest_destroy_tree(SMOKE_CG));
+	ASSERT_EQ(0, cgtest_mkdir(SMOKE_CG));
 	cgfd = open(SMOKE_CG, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, cgfd);
 	fd = open_cpu_clock(cgfd, 0, PERF_FLAG_PID_CGROUP);
 	ASSERT_LE(0, fd) TH_LOG("cgroup event: %s", strerror(errno));
 
-	ASSERT_EQ(0, move_self_to(SMOKE_CG));
-	spin_ms(100);
-	ASSERT_EQ(0, move_self_to(CGROOT));
+	ASSERT_EQ(0, cgtest_move(SMOKE_CG, 0));
+	cgtest_burn_ns(100 * NSEC_PER_MSEC);
+	ASSERT_EQ(0, cgtest_move(CGROOT, 0));
 	inside = read_count(fd);
-	spin_ms(100);
+	cgtest_burn_ns(100 * NSEC_PER_MSEC);
 	outside = read_count(fd) - inside;
 
 	EXPECT_LE(90000000ULL, inside);
 	EXPECT_GT(10000000ULL, outside);
 	close(fd);
 	close(cgfd);
-	EXPECT_EQ(0, rmdir(SMOKE_CG));
+	EXPECT_EQ(0, cgtest_rmdir(SMOKE_CG));
 }
 
 TEST(fentry_program_loads_attaches_and_counts)
