@@ -30,7 +30,10 @@
 # set (scripts/check.sh sets it), every result line names the kernel:
 # "ok 3 stock-6.1: cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
-# name, "every-guest" or "one-guest", and its list line, separated by tabs.
+# name, "every-guest" or "one-guest", "parallel" or "serial", "one-vcpu" or
+# "any-vcpus", and its list line, separated by tabs: parse_line below is the
+# one parser of the list grammar, scripts/shard-tests.py plans from these
+# fields.
 # Each test runs from /repo with bash; its own KTAP/TAP output is indented
 # under a top-level result line.
 # A test fails when it exits non-zero (4 = skipped, as kselftest), or when the
@@ -70,12 +73,14 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), nopatch (0 or 1), only (a kernel's name, or empty), name and cmd
+# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), only (a kernel's name, or
+# empty), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
 	scope=one-guest
 	parallel=0
+	onevcpu=0
 	nopatch=0
 	only=
 	while :; do
@@ -84,7 +89,7 @@ parse_line() {
 		kernel=*) only=${rest%%[[:space:]]*}; only=${only#kernel=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
-		one-vcpu[[:space:]]*) ;;	# for scripts/check.sh
+		one-vcpu[[:space:]]*) onevcpu=1 ;;
 		no-patch[[:space:]]*) nopatch=1 ;;
 		*) break ;;
 		esac
@@ -126,7 +131,10 @@ done
 if [ $LIST_ONLY = 1 ]; then
 	for line in "${TESTS[@]}"; do
 		parse_line "$line"
-		printf '%s\t%s\t%s\n' "$name" "$scope" "$line"
+		run=serial vcpus=any-vcpus
+		[ $parallel = 1 ] && run=parallel
+		[ $onevcpu = 1 ] && vcpus=one-vcpu
+		printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$scope" "$run" "$vcpus" "$line"
 	done
 	exit 0
 fi

@@ -6,9 +6,11 @@
     scripts/shard-tests.py --remember SECONDS-FILE KTAP...
 
 --plan reads the selected tests of every kernel on stdin, one per line,
-tab-separated: the kernel's name ("-" for an unnamed one), the test's name,
-its scope and its list line (scripts/run-tests.sh --list prints the last
-three); the first kernel read is the first kernel of the matrix. Each guest
+tab-separated: the kernel's name ("-" for an unnamed one), then what
+scripts/run-tests.sh --list prints, whose parse_line is the one parser of the
+list grammar: the test's name, its scope ("every-guest" or "one-guest"),
+"parallel" or "serial", "one-vcpu" or "any-vcpus", and its list line; the
+first kernel read is the first kernel of the matrix. Each guest
 takes one host cpu (single-threaded TCG) and SLOTS of them run at once, the
 host tests (S seconds) in one slot from the start. The plan splits a
 kernel's tests over as many guests as it needs so that no guest is long
@@ -97,30 +99,21 @@ def remember(seen_path, ktaps):
     os.replace(seen_path + ".tmp", seen_path)
 
 
-FLAGS = ("every-guest", "no-patch", "parallel", "one-vcpu")
-
-
-def has_option(line, option):
-    """The list line's options (the words before the name) include OPTION."""
-    for word in line.split():
-        if word == option:
-            return True
-        if not (word.startswith(("timeout=", "kernel=")) or word in FLAGS):
-            return False
-    return False
-
-
-def is_parallel(line):
-    return has_option(line, "parallel")
+class Test:
+    """One selected test, as scripts/run-tests.sh --list parsed its line."""
+    def __init__(self, name, line, parallel):
+        self.name = name
+        self.line = line
+        self.parallel = parallel
 
 
 def guest_seconds(tests, seconds):
     """Expected seconds of one guest's tests in list order: consecutive
     parallel tests run at once and cost the longest of them."""
     total, run = BOOT_SECONDS, 0.0
-    for name, line in tests:
-        secs = seconds(name)
-        if is_parallel(line):
+    for test in tests:
+        secs = seconds(test.name)
+        if test.parallel:
             run = max(run, secs)
             continue
         total += run + secs
@@ -131,27 +124,27 @@ def guest_seconds(tests, seconds):
 class Kernel:
     def __init__(self, name):
         self.name = name
-        self.every = []     # (name, line) of scope every-guest
-        self.shared = []    # (name, line), in list order
-        self.alone = []     # (name, line) of the one-vcpu tests
+        self.every = []     # Tests of scope every-guest
+        self.shared = []    # Tests, in list order
+        self.alone = []     # Tests of the one-vcpu tests
 
 
 def split(kernel, nguests, lookup, pin_parallel):
     """Splits kernel.shared over nguests guests; returns, per guest, its
-    (name, line) in list order, every-guest tests last."""
+    Tests in list order, every-guest tests last."""
     tests = kernel.shared
     owner = {}
     load = [0.0] * nguests
     if pin_parallel:
-        pinned = [i for i, (_, line) in enumerate(tests) if is_parallel(line)]
+        pinned = [i for i, test in enumerate(tests) if test.parallel]
         for i in pinned:
             owner[i] = 0
-        load[0] = max([lookup(tests[i][0]) for i in pinned], default=0.0)
+        load[0] = max([lookup(tests[i].name) for i in pinned], default=0.0)
     rest = [i for i in range(len(tests)) if i not in owner]
-    for i in sorted(rest, key=lambda i: -lookup(tests[i][0])):
+    for i in sorted(rest, key=lambda i: -lookup(tests[i].name)):
         g = load.index(min(load))
         owner[i] = g
-        load[g] += lookup(tests[i][0])
+        load[g] += lookup(tests[i].name)
     guests = [[t for i, t in enumerate(tests) if owner[i] == g] for g in range(nguests)]
     return [g + kernel.every for g in guests if g]
 
@@ -175,17 +168,18 @@ def plan(args):
     for row in sys.stdin:
         if not row.strip():
             continue
-        kname, name, scope, line = row.rstrip("\n").split("\t", 3)
+        kname, name, scope, run, vcpus, line = row.rstrip("\n").split("\t", 5)
         if kname not in by_name:
             by_name[kname] = Kernel(kname)
             kernels.append(by_name[kname])
         k = by_name[kname]
+        test = Test(name, line, run == "parallel")
         if scope == "every-guest":
-            k.every.append((name, line))
-        elif has_option(line, "one-vcpu"):
-            k.alone.append((name, line))
+            k.every.append(test)
+        elif vcpus == "one-vcpu":
+            k.alone.append(test)
         else:
-            k.shared.append((name, line))
+            k.shared.append(test)
     kernels = [k for k in kernels if k.shared or k.alone]
 
     def lookup_for(k, first):
@@ -226,7 +220,7 @@ def plan(args):
     for gid, _, _, tests, _ in jobs:
         os.makedirs(f"{outdir}/guest{gid}", exist_ok=True)
         with open(f"{outdir}/guest{gid}/tests.list", "w") as f:
-            f.write("".join(line + "\n" for _, line in tests))
+            f.write("".join(test.line + "\n" for test in tests))
     # the first kernel's guest 1, beside the host tests; then the longest
     # first
     first = [j for j in jobs if j[0] == "1"]
