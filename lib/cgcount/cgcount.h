@@ -128,14 +128,22 @@ struct cgcount_opts {
 };
 #define cgcount_opts__last_field max_cgroups
 
-/* libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz */
+/*
+ * libbpf's LIBBPF_OPTS: zeroes the struct, padding included, then sets sz
+ * and the fields given.  Valid C and C++ (g++ too, whose -Wextra would warn
+ * of the fields left to zero), and ISO C with -pedantic (__extension__).
+ */
 #define CGCOUNT_OPTS(TYPE, NAME, ...)						\
-	struct TYPE NAME = ({							\
+	struct TYPE NAME = __extension__ ({					\
 		memset(&NAME, 0, sizeof(struct TYPE));				\
-		(struct TYPE) {							\
+		_Pragma("GCC diagnostic push")					\
+		_Pragma("GCC diagnostic ignored \"-Wmissing-field-initializers\"") \
+		struct TYPE NAME##_cgcount_init = {				\
 			.sz = sizeof(struct TYPE),				\
 			__VA_ARGS__						\
 		};								\
+		_Pragma("GCC diagnostic pop")					\
+		NAME##_cgcount_init;						\
 	})
 
 struct cgcount_value {
