@@ -221,7 +221,7 @@ TEST_F(cgc, read_all_matches_read_one)
 		ASSERT_EQ(0, cgcount_read_id(self->s, r[i].cgroup_id, v, NR_VALUES));
 		/* nothing runs in the test cgroups any more */
 		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&v[EV_CLOCK]),
-					   cgcount_scaled(&r[i].values[EV_CLOCK]), 0.5))
+					      cgcount_scaled(&r[i].values[EV_CLOCK]), 0.5))
 			TH_LOG("%s: read_all %.0f, read_id %.0f", r[i].path,
 			       cgcount_scaled(&r[i].values[EV_CLOCK]),
 			       cgcount_scaled(&v[EV_CLOCK]));

@@ -127,7 +127,7 @@ TEST_F(attach, hierarchy_parent_is_own_plus_children)
 	EXPECT_TRUE(cgtest_within_pct(r2.value, u1[2] - u0[2], 5));
 	/* own(p) = p's usage minus its children's, from cpu.stat alone */
 	EXPECT_TRUE(cgtest_within_pct(top.value - r1.value - r2.value,
-				   (u1[0] - u0[0]) - (u1[1] - u0[1]) -
+				      (u1[0] - u0[0]) - (u1[1] - u0[1]) -
 				   (u1[2] - u0[2]), 5));
 	EXPECT_TRUE(cgtest_within_pct(top.value, u1[0] - u0[0], 5));
 }
@@ -202,7 +202,7 @@ TEST_F(attach, context_switches_match_cgroup_event_and_rusage)
 	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
 					    PERF_COUNT_SW_CONTEXT_SWITCHES, 0));
 	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
-					self->st, pids));
+					   self->st, pids));
 	ASSERT_WORKER(pids[0]);
 	ASSERT_WORKER(pids[1]);
 	ASSERT_EQ(0, pcg_read_sum(&self->classic, &classic));
@@ -256,7 +256,7 @@ TEST_F(attach, group_read_per_cgroup)
 	u0 = usage_ns(self->a);
 	busy = cgtest_spawn_busy(self->a, BUSY_NS / 2, -1, &self->st[2]);
 	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
-					self->st, pids));
+					   self->st, pids));
 	ASSERT_WORKER(busy);
 	ASSERT_WORKER(pids[0]);
 	ASSERT_WORKER(pids[1]);

@@ -107,7 +107,7 @@ TEST_F(classic, context_switches_match_rusage)
 	ASSERT_EQ(0, pcg_open_cgroup_events(&ev, self->a,
 					    PERF_COUNT_SW_CONTEXT_SWITCHES, 0));
 	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
-					self->st, pids));
+					   self->st, pids));
 	ASSERT_EQ(0, cgtest_wait(pids[0]));
 	ASSERT_EQ(0, cgtest_wait(pids[1]));
 	ASSERT_EQ(0, pcg_read_sum(&ev, &csw));

@@ -402,7 +402,7 @@ TEST_F(life, task_migration_splits_counts)
 	ua0 = usage_ns(self->a);
 	ub0 = usage_ns(self->b);
 	ASSERT_WORKER(cgtest_spawn_busy_migrating(self->a, BUSY_NS / 2, self->b,
-					       BUSY_NS / 2, -1, st));
+						  BUSY_NS / 2, -1, st));
 	ua = usage_ns(self->a) - ua0;
 	ub = usage_ns(self->b) - ub0;
 	va = node_value(&self->ev, self->ida);
