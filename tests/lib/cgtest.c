@@ -328,14 +328,25 @@ static void worker_finish(struct cgtest_worker_stat *st)
 	_exit(0);
 }
 
-pid_t cgtest_spawn_busy(const char *cg, uint64_t ns, int cpu,
-			struct cgtest_worker_stat *st)
+/* fork(): the parent gets the pid (or -errno), the child 0 once it joined cg */
+static pid_t fork_worker(const char *cg, int cpu, struct cgtest_worker_stat *st)
 {
 	pid_t pid = fork();
 
+	if (pid < 0)
+		return -errno;
+	if (!pid)
+		worker_join(cg, cpu, st);
+	return pid;
+}
+
+pid_t cgtest_spawn_busy(const char *cg, uint64_t ns, int cpu,
+			struct cgtest_worker_stat *st)
+{
+	pid_t pid = fork_worker(cg, cpu, st);
+
 	if (pid)
-		return pid < 0 ? -errno : pid;
-	worker_join(cg, cpu, st);
+		return pid;
 	cgtest_burn_ns(ns);
 	worker_finish(st);
 	return 0;
@@ -357,11 +368,10 @@ pid_t cgtest_spawn_busy_migrating(const char *cg1, uint64_t ns1,
 				  const char *cg2, uint64_t ns2, int cpu,
 				  struct cgtest_worker_stat *st)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_worker(cg1, cpu, st);
 
 	if (pid)
-		return pid < 0 ? -errno : pid;
-	worker_join(cg1, cpu, st);
+		return pid;
 	cgtest_burn_ns(ns1);
 	if (st)
 		st->cpu_ns_moved = cgtest_thread_cpu_ns();
@@ -379,11 +389,10 @@ pid_t cgtest_spawn_busy_migrating(const char *cg1, uint64_t ns1,
 
 pid_t cgtest_spawn_sleeper(const char *cg)
 {
-	pid_t pid = fork();
+	pid_t pid = fork_worker(cg, -1, NULL);
 
 	if (pid)
-		return pid < 0 ? -errno : pid;
-	worker_join(cg, -1, NULL);
+		return pid;
 	for (;;)
 		pause();
 	return 0;
