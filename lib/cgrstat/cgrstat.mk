@@ -53,7 +53,7 @@ $(CGRSTAT_OBJS): $(CGRSTAT_OUT)/pic/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_HDRS) $(CG
 $(CGRSTAT_ASAN_OBJS): $(CGRSTAT_OUT)/asan/%.o: $(CGRSTAT_DIR)/%.c $(CGRSTAT_HDRS) $(CGRSTAT_SKEL) \
 		$(LIBBPF_HDRS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) $(CGUTIL_SAN) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) \
+	$(CC) $(CGRSTAT_CFLAGS) $(SANITIZE_CFLAGS) -fPIC -fvisibility=hidden -I$(CGRSTAT_OUT) \
 		-c $< -o $@
 
 $(CGRSTAT_LIB): $(CGRSTAT_OBJS)
