@@ -10,14 +10,6 @@ $(CGRSTAT_TEST_OUT)/cgrstat_test: tests/cgrstat/cgrstat_test.c $$(CGRSTAT_DIR)/c
 
 GUEST_BINS += $(CGRSTAT_TEST_OUT)/cgrstat_test
 
-# cgrstat.h as C++: g++ with the C flags that mean the same in C++ (host)
-$(CGRSTAT_TEST_OUT)/header_cxx_test: tests/cgrstat/header_cxx_test.cpp $$(CGRSTAT_DIR)/cgrstat.h \
-		$$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
-	@mkdir -p $(@D)
-	$(CXX) -O2 -g -Wall -Wextra -Werror -I$(CGRSTAT_DIR) $< $(CGRSTAT_LDLIBS) -o $@
-
-GUEST_BINS += $(CGRSTAT_TEST_OUT)/header_cxx_test
-
 # the cgroup2 mount from lib/cgutil
 $(CGRSTAT_TEST_OUT)/vmscan_test: tests/cgrstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A) \
 		$$(CGUTIL_DIR)/cgutil.h $$(CGUTIL_LIB)
