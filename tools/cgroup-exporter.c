@@ -228,10 +228,19 @@ static void add_label_value(struct text *t, const char *s)
 	}
 }
 
+/* The cgroup label is the printable path (cgtool_printable_path(): always
+ * valid UTF-8, as Prometheus requires of a label value). */
 static void add_labels(struct text *t, const char *cgroup, const char *event)
 {
+	char *printable = cgtool_printable_path(cgroup);
+
+	if (!printable) {
+		t->failed = 1;
+		return;
+	}
 	text_add(t, "{cgroup=\"");
-	add_label_value(t, cgroup);
+	add_label_value(t, printable);
+	free(printable);
 	text_add(t, "\",event=\"");
 	add_label_value(t, event);
 	text_add(t, "\"}");

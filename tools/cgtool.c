@@ -5,11 +5,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cgtool.h"
 
@@ -94,10 +92,12 @@ int cgtool_parse_long(const char *arg, long min, long max, long *value)
 
 /* libcgcount's messages ("libcgcount: ..."), after the tool's name */
 static const char *print_prog;
+/* set while a failure is expected and handled (the exporter has threads) */
+static _Thread_local int quiet;
 
 static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_list ap)
 {
-	if (level == CGCOUNT_DEBUG)
+	if (level == CGCOUNT_DEBUG || quiet)
 		return 0;
 	fprintf(stderr, "%s: ", print_prog);
 	return vfprintf(stderr, fmt, ap);
@@ -128,21 +128,80 @@ int cgtool_open_failure_status(void)
 	return open_errno == EINVAL ? CLI_EXIT_USAGE : 1;
 }
 
+/* Is the cgroup read as @r gone: no cgroup at its path, or another one? */
+static int cgroup_gone(struct cgcount *s, const struct cgcount_reading *r)
+{
+	uint64_t id;
+	int ret;
+
+	quiet = 1;	/* a removed cgroup is no error here */
+	ret = cgcount_cgroup_id(s, r->path, &id);
+	quiet = 0;
+	return ret == -ENOENT || (!ret && id != r->cgroup_id);
+}
+
 int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
 			const struct cgcount_reading *last, size_t nr)
 {
-	char path[PATH_MAX];
-	struct stat st;
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		snprintf(path, sizeof(path), "%s%s", cgcount_cgroup_root(s), last[i].path);
-		if (stat(path, &st) && errno == ENOENT)
+	for (i = 0; i < nr; i++)
+		if (cgroup_gone(s, &last[i]))
 			cgcount_remove_id(s, last[i].cgroup_id);
-	}
 	if (t->subtree)
 		return 0;
 	return cgcount_add_regex(s, t->regex) < 0 ? -1 : 0;
+}
+
+/* The length of a valid UTF-8 sequence at @s that is not a control, else 0 */
+static size_t printable_utf8_len(const unsigned char *s)
+{
+	unsigned int cp, min;
+	size_t len, i;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f, min = 0xa0;	/* below U+00A0: C1 controls */
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+char *cgtool_printable_path(const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	char *out = malloc(4 * strlen(path) + 1), *o = out;
+	size_t len;
+
+	if (!out)
+		return NULL;
+	while (*p) {
+		len = printable_utf8_len(p);
+		if (*p == '\\') {
+			*o++ = '\\';
+			*o++ = *p++;
+		} else if (len) {
+			memcpy(o, p, len);
+			o += len;
+			p += len;
+		} else {
+			o += sprintf(o, "\\x%02x", *p++);
+		}
+	}
+	*o = '\0';
+	return out;
 }
 
 int cgtool_is_time_event(const char *event)

@@ -85,11 +85,21 @@ int cgtool_open_failure_status(void);
 
 /*
  * Keep the session in step with the tree: stop counting the cgroups of
- * @last that were removed, add those that appeared and match (a subtree's
- * new cgroups are added by the library's reads).
+ * @last that were removed, including those removed and made again under
+ * the same name (another cgroup: another id), add those that appeared and
+ * match (a subtree's new cgroups are added by the library's reads).
  */
 int cgtool_sync_cgroups(struct cgcount *s, const struct cgtool *t,
 			const struct cgcount_reading *last, size_t nr);
+
+/*
+ * A cgroup path as the tools show it, in a new string (NULL without memory):
+ * names are chosen by whoever may create cgroups, so every byte that is not
+ * printable UTF-8 (invalid sequences, C0 and C1 controls, DEL) is written
+ * \xHH, and a backslash as \\, which keeps the text unambiguous
+ * (systemd-escape's notation). Valid UTF-8 is kept as it is.
+ */
+char *cgtool_printable_path(const char *path);
 
 /* An event that counts nanoseconds (cpu-clock, task-clock, with modifiers) */
 int cgtool_is_time_event(const char *event);

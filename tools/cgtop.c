@@ -389,15 +389,31 @@ static void line_put(struct line *l, int width)
 	l->buf[0] = '\0';
 }
 
-/* A path in @width columns: its end, which names the cgroup, is kept. */
+/* The first character that starts at or after @s (no lone continuation byte) */
+static const char *utf8_boundary(const char *s)
+{
+	while ((*s & 0xc0) == 0x80)
+		s++;
+	return s;
+}
+
+/* A path in @width columns: its end, which names the cgroup, is kept.
+ * Names reach the terminal printable (cgtool_printable_path()). */
 static void add_path(struct line *l, const char *path, int width)
 {
-	int len = strlen(path);
+	char *printable = cgtool_printable_path(path);
+	int len;
 
+	if (!printable) {
+		line_add(l, "(out of memory)");
+		return;
+	}
+	len = strlen(printable);
 	if (width <= 0 || len <= width)
-		line_add(l, "%s", path);
+		line_add(l, "%s", printable);
 	else
-		line_add(l, "...%s", path + len - (width - 3));
+		line_add(l, "...%s", utf8_boundary(printable + len - (width - 3)));
+	free(printable);
 }
 
 /* The most telling first: a narrow terminal cuts the end off. */
