@@ -20,14 +20,9 @@ NAME=cgtools-$$
 CG=$ROOT/$NAME
 PORT=${CGC_PORT:-9464}
 BACKENDS="auto events shared rstat"
-n=0
-fail=0
 pids=()
-
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; fail=1; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else not_ok "$what"; fi; }
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
 
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
