@@ -12,9 +12,10 @@
  *            (cgroup, cpu), children before parents; fold the cpu's new
  *            counts plus what the children passed up into the cgroup's
  *            total, and pass the same amount to the parent's pending.
- * sync       raw_tp, run by the reader on every cpu (an IPI): note what the
- *            cpu counted since its last charge and the ancestry of the
- *            cgroup running there.  It charges nothing and marks nothing.
+ * sync       raw_tp, run by the reader on the cpus its read needs (an
+ *            IPI): note what the cpu counted since its last charge and the
+ *            ancestry of the cgroup running there.  It charges nothing and
+ *            marks nothing.
  * readers    iter.s/cgroup: flush the walk's first cgroup (its whole
  *            subtree), add the cpus' noted tails on top (the overlay), then
  *            for every cgroup visited either print "name value" lines
@@ -83,8 +84,11 @@ struct {
 	__type(value, struct cpu_reading);
 } cpu_readings SEC(".maps");
 
+/* cpu -> its tail; mmap()ed by the reader, which reads the notes to pick
+ * the cpus to sync.  Sized by the loader (nr_cpus). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct cpu_tail);
@@ -152,14 +156,23 @@ struct {
 } free_indices SEC(".maps");
 
 /* The readers' overlay: cgroup id -> sum of the cpus' tails below it.
- * Rebuilt by every read (readers hold cgroup_mutex).  Sized by the loader
- * (nr_cpus * CGRSTAT_MAX_LEVELS). */
+ * Rebuilt by every read (readers hold cgroup_mutex), which deletes the
+ * keys the previous build added, listed in overlay_keys[0 ..
+ * nr_overlay_keys): a read costs the cpus' ancestries, not the size of
+ * the map.  Both sized by the loader (nr_cpus * CGRSTAT_MAX_LEVELS). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct cgrp_sum);
 } overlay SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} overlay_keys SEC(".maps");
 
 /* Each cpu's seq as the reader found it before flushing (sized nr_cpus). */
 struct {
@@ -178,18 +191,28 @@ struct {
 	__type(value, struct cgrstat_abi_record);
 } records SEC(".maps");
 
-/* Released cgroups (id -> index), whose index the next reader frees
- * (kernfs ids are never reused).  Their counts already went to the parent
- * by then.  Sized by the loader like the cgroup arrays: at most every
- * tracked cgroup dies between two reads. */
+/* A released cgroup whose index the next reader frees. */
+struct dead_cgroup {
+	__u64 id;
+	__u32 idx;
+	__u32 pad;
+};
+
+/* The cgroups released since the last read: dead_cgroups[0 .. nr_dead).
+ * Their counts already went to the parent by then.  Pushed by the release
+ * and emptied by the readers, both under cgroup_mutex; a read costs the
+ * cgroups released since the last one, not the size of the map.  Sized by
+ * the loader like the cgroup arrays: at most every tracked cgroup dies
+ * between two reads. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
-	__type(key, __u64);
-	__type(value, __u32);
+	__type(key, __u32);
+	__type(value, struct dead_cgroup);
 } dead_cgroups SEC(".maps");
 
 __u32 nr_records;
+__u64 read_gen;		/* the read under way: set by the reader before it syncs */
 __u32 records_dropped;
 /* statistics for tests and diagnostics */
 __u64 nr_collect_errors;
@@ -198,9 +221,16 @@ __u64 nr_gc;
 __u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
 __u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
 __u64 nr_untracked;	/* cgroups that found no room in the cgroup maps */
+__u64 nr_unattributed;	/* charges to the overflow entry (a read checks it) */
 __u64 nr_tracked;	/* cgroups holding an index now */
 __u32 next_index;	/* indices below it were handed out once */
 __u32 nr_free;		/* entries of free_indices */
+__u32 nr_dead;		/* entries of dead_cgroups */
+__u32 nr_overlay_keys;	/* entries of overlay_keys */
+/* Bit overlay_bit(id) is set for every key of the overlay: a cgroup whose
+ * bit is clear has no entry, and the reader skips the lookup. */
+#define OVERLAY_FILTER_WORDS 64
+__u64 overlay_filter[OVERLAY_FILTER_WORDS];
 
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
@@ -399,8 +429,10 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 		prev->last[i].enabled = now.enabled;
 		prev->last[i].running = now.running;
 	}
-	if (ovf)
+	if (ovf) {
 		ovf->slot_charges++;
+		__sync_fetch_and_add(&nr_unattributed, 1);
+	}
 	return slot;
 }
 
@@ -465,7 +497,7 @@ int BPF_PROG(cgrstat_migrate, struct task_struct *task, struct css_set *from,
 }
 
 /*
- * Run by the reader on every cpu (BPF_PROG_TEST_RUN with
+ * Run by the reader on each cpu its read needs (BPF_PROG_TEST_RUN with
  * BPF_F_TEST_RUN_ON_CPU, in an IPI, like bperf's trigger_read): note what
  * the cpu counted since its last charge, and the ancestry of the cgroup
  * running there, so that a read includes tasks that have been running
@@ -484,10 +516,11 @@ int cgrstat_sync(void *ctx)
 	__u32 zero = 0, i;
 
 	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
-	tail = bpf_map_lookup_elem(&cpu_tails, &zero);
+	tail = bpf_map_lookup_elem(&cpu_tails, &cpu);
 	if (!prev || !tail)
 		return 0;
 	tail->seq = prev->seq;
+	tail->gen = read_gen;
 	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		if ((software_only && i > 0 && !now.enabled) || read_event(i, cpu, &now)) {
 			tail->delta[i] = (struct cgrstat_abi_value){};
@@ -507,13 +540,6 @@ int cgrstat_sync(void *ctx)
 	return 0;
 }
 
-/*
- * A cgroup is released: its release work flushes it a last time right
- * after this tracepoint, so its counts reach the parent before any reader
- * (under cgroup_mutex like the release) runs.  The next reader deletes its
- * entries.  Marking it here rather than in the flusher also catches a
- * cgroup with nothing left to flush at release.
- */
 /* A new cgroup: its entries, in the mkdir that creates it. */
 SEC("tp_btf/cgroup_mkdir")
 int BPF_PROG(cgrstat_mkdir, struct cgroup *cgrp, const char *path)
@@ -534,16 +560,30 @@ int cgrstat_adopt(struct bpf_iter__cgroup *ctx)
 	return 0;
 }
 
+/*
+ * A cgroup is released: its release work flushes it a last time right
+ * after this tracepoint, so its counts reach the parent before any reader
+ * (under cgroup_mutex like the release) runs.  The next reader frees its
+ * index.  Marking it here rather than in the flusher also catches a
+ * cgroup with nothing left to flush at release.
+ */
 SEC("tp_btf/cgroup_release")
 int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 {
 	__s64 idx = cgrp_index_of(cgrp);
+	__u32 n = nr_dead;
+	struct dead_cgroup *d;
 
 	if (idx < 0)
 		return 0;
-	if (bpf_map_update_elem(&dead_cgroups, &(__u64){ cgrp_id(cgrp) }, &(__u32){ idx },
-				BPF_ANY))
+	d = bpf_map_lookup_elem(&dead_cgroups, &n);
+	if (!d) {
 		__sync_fetch_and_add(&nr_dead_lost, 1);
+		return 0;
+	}
+	d->id = cgrp_id(cgrp);
+	d->idx = idx;
+	nr_dead = n + 1;
 	return 0;
 }
 
@@ -597,6 +637,18 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	return 0;
 }
 
+static __always_inline __u32 overlay_bit(__u64 id)
+{
+	return (id * 0x9E3779B97F4A7C15ull) >> 52;	/* < 64 * OVERLAY_FILTER_WORDS */
+}
+
+static __always_inline bool maybe_in_overlay(__u64 id)
+{
+	__u32 bit = overlay_bit(id);
+
+	return overlay_filter[bit / 64] & (1ull << (bit % 64));
+}
+
 static __always_inline void fill_record(struct cgrstat_abi_record *rec, struct cgroup *cgrp)
 {
 	struct cgrp_total *total;
@@ -605,7 +657,7 @@ static __always_inline void fill_record(struct cgrstat_abi_record *rec, struct c
 	__u32 i;
 
 	rec->cgroup_id = id;
-	rec->level = BPF_CORE_READ(cgrp, level);
+	rec->level = cgrp->level;
 	rec->nr_events = nr_events;
 	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS; i++)
 		rec->values[i] = (struct cgrstat_abi_value){};
@@ -613,7 +665,7 @@ static __always_inline void fill_record(struct cgrstat_abi_record *rec, struct c
 	if (total)
 		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			rec->values[i] = total->ev[i].total;
-	extra = bpf_map_lookup_elem(&overlay, &id);
+	extra = maybe_in_overlay(id) ? bpf_map_lookup_elem(&overlay, &id) : NULL;
 	if (extra)
 		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			add_value(&rec->values[i], &extra->v[i]);
@@ -636,31 +688,70 @@ static long zero_slot(__u32 cpu, void *ctx)
 	return 0;
 }
 
-/* A released cgroup, completely flushed: zero its index's slot and total
- * and free the index (the cgroup's storage goes with the cgroup). */
-static long forget_cgroup(void *map, __u64 *id, __u32 *idx, void *ctx)
+/* Released cgroup @n of dead_cgroups, completely flushed: zero its
+ * index's slot and total and free the index (the cgroup's storage goes
+ * with the cgroup). */
+static long forget_cgroup(__u32 n, void *ctx)
 {
-	__u32 index = *idx, i;
+	struct dead_cgroup *d = bpf_map_lookup_elem(&dead_cgroups, &n);
 	struct cgrp_total *total;
+	__u32 index, i;
 
+	if (!d)
+		return 1;
+	index = d->idx;
 	bpf_loop(CGRSTAT_MAX_CPUS, zero_slot, &index, 0);
 	total = bpf_map_lookup_elem(&cgrp_totals, &index);
 	if (total)
 		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
 			total->ev[i] = (struct total_event){};
 	if (!have_cgrp_storage)
-		bpf_map_delete_elem(&cgrp_index_by_id, id);
+		bpf_map_delete_elem(&cgrp_index_by_id, &d->id);
 	free_index(index);
-	bpf_map_delete_elem(map, id);
 	__sync_fetch_and_add(&nr_tracked, -1);
 	__sync_fetch_and_add(&nr_gc, 1);
 	return 0;
 }
 
-static long clear_overlay(void *map, __u64 *id, struct cgrp_sum *val, void *ctx)
+/* Delete overlay key @n of overlay_keys. */
+static long clear_overlay_key(__u32 n, void *ctx)
 {
-	bpf_map_delete_elem(map, id);
+	__u64 *id = bpf_map_lookup_elem(&overlay_keys, &n);
+
+	if (id)
+		bpf_map_delete_elem(&overlay, id);
 	return 0;
+}
+
+static __always_inline void clear_overlay(void)
+{
+	__u32 i;
+
+	bpf_loop(nr_overlay_keys, clear_overlay_key, NULL, 0);
+	nr_overlay_keys = 0;
+	for (i = 0; i < OVERLAY_FILTER_WORDS; i++)
+		overlay_filter[i] = 0;
+}
+
+/* The overlay entry of cgroup @id, a new zero one if it has none (its key
+ * noted for the next clear_overlay()); NULL when the map is full. */
+static __always_inline struct cgrp_sum *overlay_entry(__u64 id)
+{
+	struct cgrp_sum *o = bpf_map_lookup_elem(&overlay, &id);
+	struct cgrp_sum zero_sum = {};
+	__u32 n = nr_overlay_keys;
+	__u64 *key;
+
+	if (o)
+		return o;
+	key = bpf_map_lookup_elem(&overlay_keys, &n);
+	if (!key || bpf_map_update_elem(&overlay, &id, &zero_sum, BPF_NOEXIST))
+		return NULL;
+	*key = id;
+	nr_overlay_keys = n + 1;
+	n = overlay_bit(id);
+	overlay_filter[n / 64] |= 1ull << (n % 64);
+	return bpf_map_lookup_elem(&overlay, &id);
 }
 
 static __always_inline __u64 cpu_seq(__u32 cpu)
@@ -698,20 +789,21 @@ static long note_seq(__u32 cpu, void *ctx)
 }
 
 /* Add cpu @cpu's tail to the overlay of every ancestor of its cgroup, if
- * its seq did not move since the reader noted it.  When it moved (a
- * charge ran during the flush), set *ctx: the caller flushes again. */
+ * this read noted it (the others run no cgroup of the subtree read) and
+ * its seq did not move since.  When it moved (a charge ran during the
+ * flush), set *ctx: the caller flushes again. */
 static long add_tail(__u32 cpu, void *ctx)
 {
-	struct cgrp_sum *o, zero_sum = {};
 	struct cpu_tail *tail;
-	__u64 *noted, id;
-	__u32 zero = 0, l, e;
+	struct cgrp_sum *o;
+	__u64 *noted;
+	__u32 l, e;
 
 	if (cpu >= nr_cpus)
 		return 1;
 	noted = bpf_map_lookup_elem(&read_seqs, &cpu);
-	tail = bpf_map_lookup_percpu_elem(&cpu_tails, &zero, cpu);
-	if (!noted || !tail)
+	tail = bpf_map_lookup_elem(&cpu_tails, &cpu);
+	if (!noted || !tail || tail->gen != read_gen)
 		return 0;
 	if (cpu_seq(cpu) != *noted) {
 		*(bool *)ctx = true;
@@ -720,14 +812,9 @@ static long add_tail(__u32 cpu, void *ctx)
 	if (tail->seq != *noted)
 		return 0;	/* charged since the sync: the flush has it */
 	for (l = 0; l < CGRSTAT_MAX_LEVELS && l < tail->nr_ids; l++) {
-		id = tail->ids[l];
-		o = bpf_map_lookup_elem(&overlay, &id);
-		if (!o) {
-			bpf_map_update_elem(&overlay, &id, &zero_sum, BPF_NOEXIST);
-			o = bpf_map_lookup_elem(&overlay, &id);
-			if (!o)
-				break;
-		}
+		o = overlay_entry(tail->ids[l]);
+		if (!o)
+			break;
 		for (e = 0; e < CGRSTAT_ABI_MAX_EVENTS && e < nr_events; e++)
 			add_value(&o->v[e], &tail->delta[e]);
 	}
@@ -760,10 +847,11 @@ static __always_inline void prepare_read(struct bpf_iter_meta *meta, struct cgro
 		return;
 	bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
 	flush_subtree(cgrp);
-	bpf_for_each_map_elem(&dead_cgroups, forget_cgroup, NULL, 0);
+	bpf_loop(nr_dead, forget_cgroup, NULL, 0);
+	nr_dead = 0;
 	for (i = 0; i < READ_FLUSHES; i++) {
 		moved = false;
-		bpf_for_each_map_elem(&overlay, clear_overlay, NULL, 0);
+		clear_overlay();
 		bpf_loop(CGRSTAT_MAX_CPUS, add_tail, &moved, 0);
 		if (!moved || i == READ_FLUSHES - 1)
 			break;

@@ -80,10 +80,15 @@ struct cpu_reading {
 /*
  * What the cpu counted since its last charge, noted by cgrstat_sync, with
  * the running cgroup's ancestry: ids[i] is the id of its ancestor i levels
- * up (ids[0] its own).  Valid while the cpu's seq has not moved.
+ * up (ids[0] its own).  Valid while the cpu's seq has not moved; gen is
+ * the read that noted it (read_gen).  The reader syncs a cpu only when
+ * its read needs it: when the cpu charged since its last note, or when
+ * the cgroup noted there is in the subtree read.  An array by cpu, which
+ * the reader mmap()s.
  */
 struct cpu_tail {
 	__u64 seq;
+	__u64 gen;
 	__u32 level;
 	__u32 nr_ids;
 	__u64 ids[CGRSTAT_MAX_LEVELS];

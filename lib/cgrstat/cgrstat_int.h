@@ -34,6 +34,7 @@ _Static_assert(sizeof(struct cgrstat_value) == sizeof(struct cgrstat_abi_value) 
 
 struct cgrstat_bpf;
 struct bpf_link;
+struct bpf_map;
 struct bpf_program;
 
 struct event_desc {
@@ -57,6 +58,9 @@ struct cgrstat {
 	uint32_t max_records;
 	const struct cgrstat_abi_record *records;	/* the records map, mmap()ed */
 	size_t records_len;
+	const struct cpu_tail *tails;	/* the cpu_tails map, mmap()ed */
+	size_t tails_len;
+	struct cpu_reading *readings;	/* every cpu's, read by each read */
 	char root[PATH_MAX];
 };
 
@@ -75,6 +79,11 @@ void cgrstat__resolve_path(const struct cgrstat *s, const char *path, char *out,
 int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *path,
 		       uint64_t id, enum bpf_cgroup_iter_order order,
 		       struct bpf_link **out);
+
+/* The one entry of the per-cpu array @map, each possible cpu's, into
+ * @vals[] (@size bytes each, the map's value size); -errno if it cannot be
+ * read. */
+int cgrstat__percpu_entry(const struct bpf_map *map, void *vals, size_t size);
 
 /* Entries for every cgroup present and created from now on (at open). */
 int cgrstat__track_cgroups(struct cgrstat *s);

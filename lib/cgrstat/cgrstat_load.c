@@ -302,21 +302,30 @@ static int take_counters(struct cgrstat *s, const struct cgrstat_counter *counte
 	return 0;
 }
 
-static int map_records(struct cgrstat *s)
+/* Map @nr entries of @size bytes of the BPF array @map read-only. */
+static const void *map_array(const struct bpf_map *map, size_t nr, size_t size, size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	s->records_len = ((size_t)s->max_records * sizeof(*s->records) + page - 1) /
-			 page * page;
-	p = mmap(NULL, s->records_len, PROT_READ, MAP_SHARED,
-		 bpf_map__fd(s->skel->maps.records), 0);
+	*len = (nr * size + page - 1) / page * page;
+	p = mmap(NULL, *len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
 	if (p == MAP_FAILED) {
-		s->records_len = 0;
-		return -errno;
+		*len = 0;
+		return NULL;
 	}
-	s->records = p;
-	return 0;
+	return p;
+}
+
+/* The records the readers write, and the cpus' notes they pick cpus by */
+static int map_records(struct cgrstat *s)
+{
+	s->records = map_array(s->skel->maps.records, s->max_records, sizeof(*s->records),
+			       &s->records_len);
+	if (s->records)
+		s->tails = map_array(s->skel->maps.cpu_tails, s->nr_cpus, sizeof(*s->tails),
+				     &s->tails_len);
+	return s->records && s->tails ? 0 : -errno;
 }
 
 static void set_events(struct cgrstat *s, struct cgrstat_bpf *skel)
@@ -360,7 +369,9 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	bpf_program__set_autoload(skel->progs.cgrstat_dump_text, false);
 	bpf_map__set_max_entries(skel->maps.events, s->nr_events * s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.read_seqs, s->nr_cpus);
+	bpf_map__set_max_entries(skel->maps.cpu_tails, s->nr_cpus);
 	bpf_map__set_max_entries(skel->maps.overlay, s->nr_cpus * CGRSTAT_MAX_LEVELS);
+	bpf_map__set_max_entries(skel->maps.overlay_keys, s->nr_cpus * CGRSTAT_MAX_LEVELS);
 	/* a cgroup's index: cgroup storage (6.2+) or a hash by id (6.1);
 	 * libbpf leaves the other map out and the branches using it are dead */
 	bpf_map__set_autocreate(skel->maps.cgrp_index, kf->cgrp_storage);
@@ -513,6 +524,9 @@ void cgrstat_close(struct cgrstat *s)
 	free(s->perf_fds);
 	if (s->records)
 		munmap((void *)s->records, s->records_len);
+	if (s->tails)
+		munmap((void *)s->tails, s->tails_len);
+	free(s->readings);
 	cgrstat_bpf__destroy(s->text_skel);
 	cgrstat_bpf__destroy(s->skel);
 	free(s);

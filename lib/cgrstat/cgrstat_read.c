@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * libcgrstat's readers: a cgroup iterator over one cgroup or a subtree,
- * run after every cpu noted what it counted since its last charge; the
- * records it writes into the mmap()ed records map, or the text program's
- * "name value" lines, read or pinned in bpffs.
+ * run after the cpus that may run a cgroup of it noted what they counted
+ * since their last charge; the records it writes into the mmap()ed records
+ * map, or the text program's "name value" lines, read or pinned in bpffs.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -53,21 +53,70 @@ int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *
 	return 0;
 }
 
+/* Whether @path is the session's root (cgroup_root) */
+static bool is_root(const struct cgrstat *s, const char *path)
+{
+	size_t n = strlen(s->root);
+	char full[PATH_MAX];
+
+	cgrstat__resolve_path(s, path, full, sizeof(full));
+	return !strncmp(full, s->root, n) && (!full[n] || (full[n] == '/' && !full[n + 1]));
+}
+
 /*
- * The collector charges a cpu's counts at cgroup switches: bring every cpu's
- * counts since its last switch up to now, by running cgrstat_sync on each
- * cpu (offline cpus fail with ENXIO and have nothing to charge).
+ * Whether a read of the subtree of the cgroup with id @subtree needs cpu
+ * @cpu's tail, the cpu's seq being @seq now: unless the cpu's last note is
+ * still valid (it did not charge since, so it runs the cgroup noted) and
+ * that cgroup is outside the subtree.  A running task moved by another
+ * task changes the cpu's cgroup without a charge: its time since its last
+ * switch then waits for the switch that charges it to the new cgroup.
  */
-static void sync_cpus(struct cgrstat *s)
+static bool needs_sync(const struct cgrstat *s, int cpu, uint64_t seq, uint64_t subtree)
+{
+	const struct cpu_tail *t = &s->tails[cpu];
+	uint32_t i;
+
+	if (!t->gen || t->seq != seq)
+		return true;
+	for (i = 0; i < t->nr_ids && i < CGRSTAT_MAX_LEVELS; i++)
+		if (t->ids[i] == subtree)
+			return true;
+	return false;
+}
+
+/* Every cpu's reading (its seq) into s->readings: NULL if it cannot be read */
+static const struct cpu_reading *cpu_readings(struct cgrstat *s)
+{
+	if (!s->readings)
+		s->readings = calloc(s->nr_cpus, sizeof(*s->readings));
+	if (!s->readings || cgrstat__percpu_entry(s->skel->maps.cpu_readings, s->readings,
+						  sizeof(*s->readings)))
+		return NULL;
+	return s->readings;
+}
+
+/*
+ * The collector charges a cpu's counts at cgroup switches: bring the counts
+ * since the last switch up to now, by running cgrstat_sync (an IPI) on each
+ * cpu that may run a cgroup of the subtree of the cgroup with id *@subtree
+ * (NULL: every cpu; offline cpus fail with ENXIO and have nothing to
+ * charge).  One system call reads every cpu's seq: a cpu that did not
+ * charge since its last note still runs the cgroup noted, and when that
+ * one is outside the subtree its tail is not the read's.
+ */
+static void sync_cpus(struct cgrstat *s, const uint64_t *subtree)
 {
 	int fd = bpf_program__fd(s->skel->progs.cgrstat_sync);
+	const struct cpu_reading *r = subtree ? cpu_readings(s) : NULL;
 	int cpu;
 
+	s->skel->bss->read_gen++;
 	for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, opts, .flags = BPF_F_TEST_RUN_ON_CPU,
 			    .cpu = cpu);
 
-		bpf_prog_test_run_opts(fd, &opts);
+		if (!r || needs_sync(s, cpu, r[cpu].seq, *subtree))
+			bpf_prog_test_run_opts(fd, &opts);
 	}
 }
 
@@ -84,7 +133,10 @@ static int run_iter(struct cgrstat *s, struct bpf_program *prog, const char *pat
 	ret = cgrstat__make_iter(s, prog, path, id, order, &link);
 	if (ret)
 		return ret;
-	sync_cpus(s);
+	if (path && (is_root(s, path) || cgrstat_cgroup_id(s, path, &id)))
+		sync_cpus(s, NULL);	/* the root's read needs every cpu's tail */
+	else
+		sync_cpus(s, &id);
 	iter_fd = bpf_iter_create(bpf_link__fd(link));
 	if (iter_fd < 0) {
 		ret = fail(errno, "bpf_iter_create: %s", strerror(errno));

@@ -90,10 +90,7 @@ int cgrstat__track_cgroups(struct cgrstat *s)
 	return ret;
 }
 
-/* The one entry of the per-cpu array @map, each possible cpu's, into
- * @vals[] (@size bytes each, the map's value size); -errno if it cannot be
- * read. */
-static int percpu_entry(const struct bpf_map *map, void *vals, size_t size)
+int cgrstat__percpu_entry(const struct bpf_map *map, void *vals, size_t size)
 {
 	__u32 key = 0;
 
@@ -110,7 +107,7 @@ static uint64_t charged_switches(const struct cgrstat *s)
 	uint64_t sum = 0;
 	int cpu;
 
-	if (r && !percpu_entry(s->skel->maps.cpu_readings, r, sizeof(*r)))
+	if (r && !cgrstat__percpu_entry(s->skel->maps.cpu_readings, r, sizeof(*r)))
 		for (cpu = 0; cpu < s->nr_cpus; cpu++)
 			sum += r[cpu].seq / 2;
 	free(r);
@@ -124,7 +121,7 @@ static void read_overflow(const struct cgrstat *s, struct cgrstat_overflow *sum)
 	int cpu, i;
 
 	memset(sum, 0, sizeof(*sum));
-	if (o && !percpu_entry(s->skel->maps.overflow, o, sizeof(*o))) {
+	if (o && !cgrstat__percpu_entry(s->skel->maps.overflow, o, sizeof(*o))) {
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
 			for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS; i++)
 				sum->values[i].counter += o[cpu].values[i].counter;
@@ -184,6 +181,9 @@ int cgrstat_check_overflow(struct cgrstat *s)
 	size_t len = 0;
 	int i;
 
+	/* what every read checks: two counters, no system call */
+	if (!s->skel->bss->nr_unattributed && !s->skel->bss->nr_dead_lost)
+		return 0;
 	cgrstat_get_stats(s, &st);
 	if (!st.unattributed_charges && !st.dead_lost)
 		return 0;

@@ -680,6 +680,45 @@ TEST_F(cg, running_task_counted_at_read)
 	EXPECT_GE(after * 105 / 100, (long long)ours);
 }
 
+/*
+ * A read syncs only the cpus that may run a cgroup of its subtree: reads
+ * of an idle sibling leave alone the cpu of a task spinning in "run" (its
+ * last note there is outside the sibling) and see none of it, and the read
+ * of "run" that follows, and of the parent, still include what the task
+ * ran up to them.
+ */
+TEST_F(cg, running_task_counted_after_reads_of_others)
+{
+	char cmd[1 + sizeof(int)] = { 's' }, reply;
+	uint64_t ours, parent, sibling;
+	long long before, after;
+	int ms = 1500, i;
+
+	ASSERT_EQ(0, cg_create("par"));
+	ASSERT_EQ(0, cg_create("par/run"));
+	ASSERT_EQ(0, cg_create("par/idle"));
+	ASSERT_EQ(0, worker_start(&self->w[0], "par/run"));
+	memcpy(cmd + 1, &ms, sizeof(ms));
+	ASSERT_EQ((ssize_t)sizeof(cmd), write(self->w[0].cmd_fd, cmd, sizeof(cmd)));
+	for (i = 0; i < 6; i++) {
+		usleep(100000);
+		sibling = read_counter(_metadata, self->s, "par/idle", EV_CLOCK);
+		EXPECT_EQ(0U, sibling);
+	}
+	before = cg_usage_ns("par/run");
+	ours = read_counter(_metadata, self->s, "par/run", EV_CLOCK);
+	parent = read_counter(_metadata, self->s, "par", EV_CLOCK);
+	after = cg_usage_ns("par/run");
+	ASSERT_EQ(1, read(self->w[0].reply_fd, &reply, 1));	/* spin done */
+	TH_LOG("while running: run %llu ns, par %llu ns, cpu.stat %lld..%lld ns",
+	       (unsigned long long)ours, (unsigned long long)parent, before, after);
+	EXPECT_LT(0, before);
+	EXPECT_LE(before * 95 / 100, (long long)ours);
+	EXPECT_GE(after * 105 / 100, (long long)ours);
+	EXPECT_LE(ours, parent);
+	EXPECT_GE(after * 105 / 100, (long long)parent);
+}
+
 /* An O_DIRECTORY fd of cgroup @rel (for CLONE_INTO_CGROUP), or -errno. */
 static int cg_open_dir(const char *rel)
 {
