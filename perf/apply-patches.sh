@@ -19,6 +19,7 @@ LIB_DIR=$(cd "$(dirname "$0")/../lib" && pwd)
 CGRSTAT_COPIES=(
 	"cgrstat/cgrstat.bpf.c tools/perf/util/bpf_skel/cgrstat.bpf.c"
 	"cgrstat/cgrstat_kfuncs.bpf.h tools/perf/util/bpf_skel/cgrstat_kfuncs.bpf.h"
+	"cgrstat/cgrstat_maps.bpf.h tools/perf/util/bpf_skel/cgrstat_maps.bpf.h"
 	"cgrstat/cgrstat_abi.h tools/perf/util/cgrstat_abi.h"
 	"cgrstat/cgrstat_load.c tools/perf/util/cgrstat_load.c"
 	"cgrstat/cgrstat_read.c tools/perf/util/cgrstat_read.c"

@@ -19,8 +19,8 @@ mapfile -t copies < <(sed -n '/^CGRSTAT_COPIES=(/,/^)/s/^\t"\(.*\)"$/\1/p' perf/
 
 echo "TAP version 13"
 echo "1..$(( ${#copies[@]} + 2 ))"
-check "perf/apply-patches.sh names the program, its kfunc header, the loader's three files and three headers, and cgutil's cgroup.c, perf_open.c and cgutil.h (${#copies[@]} copies)" \
-	[ "${#copies[@]}" -eq 11 ]
+check "perf/apply-patches.sh names the program, its kfunc and maps headers, the loader's three files and three headers, and cgutil's cgroup.c, perf_open.c and cgutil.h (${#copies[@]} copies)" \
+	[ "${#copies[@]}" -eq 12 ]
 for c in "${copies[@]}"; do
 	lib=lib/${c%% *}
 	copy=$PERF_TREE/${c#* }
