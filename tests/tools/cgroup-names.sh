@@ -14,13 +14,10 @@
 # CGC_BIN selects the binaries (default build/bin).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
-BIN=${CGC_BIN:-build/bin}
-ROOT=/sys/fs/cgroup
-NAME=cgnames-$$
-CG=$ROOT/$NAME
-PORT=${CGC_PORT:-9470}
-BACKENDS="events shared rstat"
+CG=/sys/fs/cgroup/cgnames-$$	# made here, removed at exit
+NAME=${CG##*/}
 pids=()
+BIN=${CGC_BIN:-build/bin} PORT=${CGC_PORT:-9470}
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
@@ -79,7 +76,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..$((6 + 3 * $(wc -w <<<"$BACKENDS")))"
+echo "1..15"	# 6 + 3 per backend
 
 # ---- names ----
 out=$(mktemp)
@@ -115,7 +112,7 @@ sys.exit(bool(re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", t)))' <<<"
 check "cgtop -b: the escape's name is shown as \\x1b" grep -qF 'esc\x1b[31mred' <<<"$top"
 
 # ---- restart under the same name ----
-for b in $BACKENDS; do
+for b in events shared rstat; do
 	port=$((PORT + 1))
 	"$BIN/cgroup-exporter" --backend "$b" --web.listen-address="127.0.0.1:$port" \
 		-e cpu-clock -r "^/$NAME/svc$" 2>"$out.err" &
