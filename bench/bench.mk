@@ -41,24 +41,24 @@ bench-profile: tests kernel-bench
 	@bench/run.sh --mode profile $(BENCH_KERNEL) $(BENCH_ARGS)
 
 # ---- bench/cgrstat: the collector's per-switch cost on the host (host.sh) ----
-BENCH_RSTAT_OUT := $(BUILD)/bench/cgrstat
+BENCH_CGRSTAT_OUT := $(BUILD)/bench/cgrstat
 
-$(BENCH_RSTAT_OUT)/pingpong: bench/cgrstat/pingpong.c
+$(BENCH_CGRSTAT_OUT)/pingpong: bench/cgrstat/pingpong.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $< -o $@
 
-GUEST_BINS += $(BENCH_RSTAT_OUT)/pingpong
+GUEST_BINS += $(BENCH_CGRSTAT_OUT)/pingpong
 
 # trigger: cgroup-switches perf event vs tp_btf/sched_switch as the collector's trigger
-$(eval $(call BPF_SKEL_RULES,bench/cgrstat,$(BENCH_RSTAT_OUT)))
+$(eval $(call BPF_SKEL_RULES,bench/cgrstat,$(BENCH_CGRSTAT_OUT)))
 
-$(BENCH_RSTAT_OUT)/trigger: bench/cgrstat/trigger.c $(BENCH_RSTAT_OUT)/trigger.skel.h \
+$(BENCH_CGRSTAT_OUT)/trigger: bench/cgrstat/trigger.c $(BENCH_CGRSTAT_OUT)/trigger.skel.h \
 		$$(CGRSTAT_SKEL) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_RSTAT_OUT) -I$(CGRSTAT_OUT) $< $(LIBBPF_A) \
+	$(CC) $(CFLAGS_USER) $(LIBBPF_CFLAGS) -I$(BENCH_CGRSTAT_OUT) -I$(CGRSTAT_OUT) $< $(LIBBPF_A) \
 		$(LIBBPF_LDLIBS) -o $@
 
-GUEST_BINS += $(BENCH_RSTAT_OUT)/trigger
+GUEST_BINS += $(BENCH_CGRSTAT_OUT)/trigger
 
 # ---- bench/memcg-stat: memory.stat against the BPF reader ----
 $(BUILD)/bin/memcg_stat_bench: bench/memcg-stat/memcg_stat_bench.c $$(MEMCG_DIR)/memcg_stat.h tools/cli.h \
