@@ -17,6 +17,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -665,11 +669,58 @@ static void sleep_seconds(double secs)
 }
 
 /* node_exporter reads *.prom files: write a temporary file, then rename it. */
+/*
+ * Write @len bytes to @path whole or not at all, and never through a link:
+ * the text file's directory is often shared (node_exporter's textfile
+ * directory), and we run as root. The bytes go to a new file of a random
+ * name beside @path, created O_EXCL|O_NOFOLLOW (a planted file or link
+ * makes us pick another name), which is then renamed over @path (rename
+ * replaces a link at @path, it does not follow it). 0 or -errno.
+ */
+static int write_file_atomically(const char *path, const char *body, size_t len)
+{
+	char *dir_copy = strdup(path), *base_copy = strdup(path), tmp[NAME_MAX + 1];
+	int dfd = -1, fd = -1, err = -ENOMEM, tries;
+	const char *base;
+	unsigned int r;
+
+	if (!dir_copy || !base_copy)
+		goto out;
+	base = basename(base_copy);
+	dfd = open(dirname(dir_copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = dfd < 0 ? -errno : -EEXIST;
+	for (tries = 0; dfd >= 0 && err == -EEXIST && tries < 16; tries++) {
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r = (unsigned int)getpid() * 2654435761u + tries;
+		if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%08x.tmp", base, r) >= sizeof(tmp)) {
+			err = -ENAMETOOLONG;
+			break;
+		}
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		err = fd < 0 ? -errno : 0;
+	}
+	if (err)
+		goto out;
+	if (write_all(fd, body, len) || fsync(fd))
+		err = -errno;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && renameat(dfd, tmp, dfd, base))
+		err = -errno;
+	if (err)
+		unlinkat(dfd, tmp, 0);
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(dir_copy);
+	free(base_copy);
+	return err;
+}
+
 static int write_textfile(struct cgcount *s, const struct options *o)
 {
-	char tmp[4096], *body;
 	size_t len;
-	FILE *f;
+	char *body;
 	int err;
 
 	sleep_seconds(o->textfile_interval);
@@ -681,15 +732,9 @@ static int write_textfile(struct cgcount *s, const struct options *o)
 		free(body);
 		return err ? 1 : 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", o->textfile, (int)getpid());
-	f = fopen(tmp, "w");
-	err = !f || fwrite(body, 1, len, f) != len;
-	err |= f && fclose(f);
-	err = err || rename(tmp, o->textfile);
-	if (err) {
-		fprintf(stderr, PROG ": cannot write %s: %s\n", o->textfile, strerror(errno));
-		unlink(tmp);
-	}
+	err = write_file_atomically(o->textfile, body, len);
+	if (err)
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o->textfile, strerror(-err));
 	free(body);
 	return err ? 1 : 0;
 }

@@ -7,6 +7,9 @@
 #    valid UTF-8, promtool accepts it, and each name is served in the
 #    documented notation (\xHH for what is not printable UTF-8, \\ for a
 #    backslash); cgtop -b prints no control byte of a name;
+#  - --textfile into a directory anyone can write, with links planted at
+#    the file and at the temporary name the exporter used to use: no link
+#    followed, the file replaced whole;
 #  - rmdir + mkdir of a counted cgroup between two scrapes: one series per
 #    event for its path (the old cgroup is dropped by id), and its count is
 #    the new cgroup's (counted from the scrape that found it), on every
@@ -76,7 +79,7 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..15"	# 6 + 3 per backend
+echo "1..17"	# 8 + 3 per backend
 
 # ---- names ----
 out=$(mktemp)
@@ -110,6 +113,29 @@ check "cgtop -b: no control byte of a name reaches the output" \
 	python3 -c 'import sys, re; t = sys.stdin.buffer.read()
 sys.exit(bool(re.search(rb"[\x00-\x09\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", t)))' <<<"$top"
 check "cgtop -b: the escape's name is shown as \\x1b" grep -qF 'esc\x1b[31mred' <<<"$top"
+
+# ---- --textfile in a directory others can write ----
+# A link planted where the exporter used to write its temporary file
+# (FILE.<pid>.tmp, the pid known before exec) and one at FILE itself:
+# neither may be followed, the victim keeps its bytes, FILE is the text.
+shared=$(mktemp -d)
+chmod 1777 "$shared"
+echo secret >"$shared/victim"
+chmod 600 "$shared/victim"
+ln -s victim "$shared/cg.prom"
+# shellcheck disable=SC2016 # expanded by the child
+bash -c 'ln -s victim "$1/cg.prom.$$.tmp"; exec "$2" -e cpu-clock -r "^/$3/svc$" \
+	--textfile="$1/cg.prom" --textfile.interval=0.1' textfile "$shared" "$BIN/cgroup-exporter" "$NAME" \
+	2>"$out.err"
+rc=$?
+sed 's/^/# /' "$out.err"
+check "--textfile: exit 0, no planted link followed, the victim unchanged" \
+	[ $rc = 0 -a "$(cat "$shared/victim")" = secret ]
+check "--textfile: FILE is a regular file with the metrics, no temporary file left" \
+	bash -c "[ -f '$shared/cg.prom' ] && [ ! -L '$shared/cg.prom' ] &&
+		grep -q '^perf_cgroup_event_seconds_total{cgroup=\"/$NAME/svc\"' '$shared/cg.prom' &&
+		[ \$(find '$shared' -name 'cg.prom.*' ! -type l | wc -l) = 0 ]"
+rm -rf "$shared"
 
 # ---- restart under the same name ----
 for b in events shared rstat; do
