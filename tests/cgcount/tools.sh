@@ -22,7 +22,8 @@ PORT=${CGC_PORT:-9464}
 BACKENDS="auto events shared rstat"
 pids=()
 # shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/tap.sh"
+: "${fail:=0}"	# set by tap.sh
 
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {

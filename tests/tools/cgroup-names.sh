@@ -22,7 +22,8 @@ NAME=${CG##*/}
 pids=()
 BIN=${CGC_BIN:-build/bin} PORT=${CGC_PORT:-9470}
 # shellcheck source=tests/lib/tap.sh
-. "$(dirname "$0")/../lib/tap.sh"
+source "$(dirname "$0")/../lib/tap.sh"
+: "${fail:=0}"	# set by tap.sh
 
 FF=$'ff\xff'
 ESC=$'esc\e[31mred'
