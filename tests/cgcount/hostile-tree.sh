@@ -60,7 +60,8 @@ hostile_tree() { # DIR BACKEND
 	check "$2: hostile_tree exits 0 (ASan: no error, no leak)" [ "$rc" -eq 0 ]
 	count=${count:-0}
 }
-# the rstat backend reads a subtree by path: past PATH_MAX, an ancestor's
+# through rstat (which reads a subtree past PATH_MAX through an ancestor's
+# path) and through auto's choice
 hostile_tree "$CG/rstat" rstat
 hostile_tree "$CG/auto" auto
 SUB=/$NAME/auto
