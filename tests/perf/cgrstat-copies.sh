@@ -4,8 +4,8 @@
 # helpers of lib/cgutil the loader calls) into the
 # tools/perf it builds (build/perf-src); this checks that each copy there is
 # byte for byte the library's, and that no patch of perf/patches carries a
-# program or loader of its own for the rstat backend (as it once did, and
-# drifted: the kernel refused that copy on 6.1, 7.0 and 7.3).
+# program or loader of its own for the rstat backend (a second copy would
+# drift from the one the library's tests check).
 #   tests/perf/cgrstat-copies.sh
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
