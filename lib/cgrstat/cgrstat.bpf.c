@@ -205,6 +205,13 @@ static __always_inline struct cgrstat_overflow *this_cpu_overflow(void)
 	return bpf_map_lookup_elem(&overflow, &zero);
 }
 
+static __always_inline struct cpu_reading *this_cpu_reading(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&cpu_readings, &zero);
+}
+
 /*
  * Charge what the cpu counted since its last reading to @cgrp, or to the
  * overflow entry when @cgrp has no slot (the map is full): the cpu's
@@ -221,9 +228,9 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
 	struct cpu_reading *prev;
-	__u32 zero = 0, i;
+	__u32 i;
 
-	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	prev = this_cpu_reading();
 	if (!prev)
 		return NULL;
 	slot = this_cpu_slot(cgrp);
@@ -261,11 +268,10 @@ static __always_inline void charge_done(struct cgroup *cgrp, struct cgrp_cpu_slo
 					__u32 cpu)
 {
 	struct cpu_reading *prev;
-	__u32 zero = 0;
 
 	if (slot && !__sync_lock_test_and_set(&slot->marked, 1))
 		mark_updated(cgrp, cpu);
-	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	prev = this_cpu_reading();
 	if (prev)
 		__sync_fetch_and_add(&prev->seq, 1);	/* even again, after the mark */
 }
@@ -331,9 +337,9 @@ int cgrstat_sync(void *ctx)
 	struct cgroup_subsys_state *css;
 	struct cpu_reading *prev;
 	struct cpu_tail *tail;
-	__u32 zero = 0, i;
+	__u32 i;
 
-	prev = bpf_map_lookup_elem(&cpu_readings, &zero);
+	prev = this_cpu_reading();
 	tail = bpf_map_lookup_elem(&cpu_tails, &cpu);
 	if (!prev || !tail)
 		return 0;
