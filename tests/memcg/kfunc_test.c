@@ -99,13 +99,13 @@ FIXTURE(kfunc) {
 FIXTURE_SETUP(kfunc)
 {
 	struct mcg_work w = { .anon_kb = 1024 };
-	struct btf *btf = btf__load_vmlinux_btf();
-	int has = btf && btf__find_by_name_kind(btf, "bpf_mem_cgroup_usage",
-						BTF_KIND_FUNC) > 0;
 
-	btf__free(btf);
-	if (!has)
+	if (!mcg_kernel_has_kfuncs()) {
+		ASSERT_FALSE(mcg_kfuncs_required()) {
+			TH_LOG("this kernel must have the bpf_mem_cgroup_* kfuncs");
+		}
 		SKIP(return, "kernel has no bpf_mem_cgroup_* kfuncs");
+	}
 	self->skel = kfunc_bounds__open();
 	ASSERT_NE(NULL, self->skel);
 	ASSERT_EQ(0, set_indexes(self->skel));

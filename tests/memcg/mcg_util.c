@@ -9,8 +9,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <bpf/btf.h>
 
 #include "cgtest.h"
 #include "mcg_util.h"
@@ -137,4 +140,25 @@ int64_t mcg_read_u64(const char *cg, const char *file)
 	int64_t v = cgtest_read_u64(cg, file);
 
 	return v < 0 ? -1 : v;
+}
+
+int mcg_kernel_has_kfuncs(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int has = btf && btf__find_by_name_kind(btf, "bpf_mem_cgroup_page_state",
+						BTF_KIND_FUNC) > 0;
+
+	btf__free(btf);
+	return has;
+}
+
+int mcg_kfuncs_required(void)
+{
+	const char *name = getenv("KERNEL_NAME");
+	struct utsname u;
+	int major = 0;
+
+	if (name && !strcmp(name, "patched"))
+		return 1;
+	return !uname(&u) && sscanf(u.release, "%d", &major) == 1 && major >= 7;
 }

@@ -38,4 +38,13 @@ int64_t mcg_stat(const char *cg, const char *name);
 /* A single-number file of @cg (memory.current); -1 on error. */
 int64_t mcg_read_u64(const char *cg, const char *file);
 
+/* Whether the running kernel's BTF has the bpf_mem_cgroup_* kfuncs. */
+int mcg_kernel_has_kfuncs(void);
+/*
+ * Whether it must have them, so that their absence is a failure and not a
+ * skip: our patched 6.12 (KERNEL_NAME=patched, the series backports them)
+ * and every kernel from 7.0, where upstream has them.
+ */
+int mcg_kfuncs_required(void);
+
 #endif

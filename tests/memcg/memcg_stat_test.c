@@ -22,7 +22,6 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
-#include <bpf/btf.h>
 
 #include "harness.h"
 #include "memcg_stat.h"
@@ -40,22 +39,12 @@ static const char *const acc_fields[] = {
 };
 #define NR_ACC_FIELDS ((int)(sizeof(acc_fields) / sizeof(acc_fields[0])))
 
-static int kernel_has_kfuncs(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	int ok = btf && btf__find_by_name_kind(btf, "bpf_mem_cgroup_page_state",
-					       BTF_KIND_FUNC) > 0;
-
-	btf__free(btf);
-	return ok;
-}
-
 /* The flags of the reader under test: the bpf backend where the kernel has
  * the kfuncs, else the automatic choice (the text fallback).
  */
 static unsigned int tested_flags(void)
 {
-	return kernel_has_kfuncs() ? MEMCG_STAT_FORCE_BPF : 0;
+	return mcg_kernel_has_kfuncs() ? MEMCG_STAT_FORCE_BPF : 0;
 }
 
 static struct memcg_stat_reader *new_reader(const char *const *fields, int n,
@@ -234,10 +223,13 @@ FIXTURE_SETUP(memcg)
 	capture_messages();
 	self->bpf = new_reader(acc_fields, NR_ACC_FIELDS, tested_flags());
 	ASSERT_NE(NULL, self->bpf);
-	if (kernel_has_kfuncs()) {
+	if (mcg_kernel_has_kfuncs()) {
 		ASSERT_EQ(MEMCG_STAT_BACKEND_BPF, memcg_stat_backend(self->bpf));
 		ASSERT_NE(NULL, strstr(messages, "libmemcgstat: backend bpf\n"));
 	} else {
+		ASSERT_FALSE(mcg_kfuncs_required()) {
+			TH_LOG("this kernel must have the bpf_mem_cgroup_* kfuncs");
+		}
 		ASSERT_EQ(MEMCG_STAT_BACKEND_TEXT, memcg_stat_backend(self->bpf));
 		ASSERT_NE(NULL, strstr(messages, "libmemcgstat: backend text "
 				       "(kernel has no bpf_mem_cgroup_* kfuncs)\n"));
@@ -587,7 +579,7 @@ TEST_F_TIMEOUT(memcg, readers_agree_with_memory_stat, 120)
 	struct mcg_task t[2];
 	int i;
 
-	if (!kernel_has_kfuncs()) {
+	if (!mcg_kernel_has_kfuncs()) {
 		capture_messages();
 		EXPECT_EQ(NULL, new_reader(acc_fields, NR_ACC_FIELDS, MEMCG_STAT_FORCE_BPF));
 		EXPECT_EQ(EOPNOTSUPP, errno);
