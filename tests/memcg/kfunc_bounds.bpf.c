@@ -31,15 +31,19 @@ __u64 bad[NR_BAD];
 __u64 anon, pgfault, usage, oom, root_anon, syscall_anon;
 int visited;
 
+/* The memcg of the iterated cgroup, a reference to put; NULL if none. */
+static __always_inline struct mem_cgroup *iter_memcg(struct bpf_iter__cgroup *ctx)
+{
+	struct cgroup *cgrp = ctx->cgroup;
+
+	return cgrp ? bpf_get_mem_cgroup(&cgrp->self) : NULL;
+}
+
 SEC("iter.s/cgroup")
 int bounds(struct bpf_iter__cgroup *ctx)
 {
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg = iter_memcg(ctx);
 
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return 0;
 	visited++;
@@ -90,12 +94,8 @@ int from_syscall(void *ctx)
 SEC("?iter/cgroup")
 int flush_not_sleepable(struct bpf_iter__cgroup *ctx)
 {
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg = iter_memcg(ctx);
 
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (!memcg)
 		return 0;
 	bpf_mem_cgroup_flush_stats(memcg);
@@ -107,12 +107,8 @@ int flush_not_sleepable(struct bpf_iter__cgroup *ctx)
 SEC("?iter.s/cgroup")
 int leaks_reference(struct bpf_iter__cgroup *ctx)
 {
-	struct cgroup *cgrp = ctx->cgroup;
-	struct mem_cgroup *memcg;
+	struct mem_cgroup *memcg = iter_memcg(ctx);
 
-	if (!cgrp)
-		return 0;
-	memcg = bpf_get_mem_cgroup(&cgrp->self);
 	if (memcg)
 		usage = bpf_mem_cgroup_usage(memcg);
 	return 0;
