@@ -257,6 +257,14 @@ cost() { # BACKEND G E D LIST SUBTREE
 		row cost "$1" "$2" "$3" "$4" 0 "$k" "$v" "${k##*_}"
 	done
 }
+# cost_pass G E D LIST SUBTREE: cost for each backend of BENCH_BACKENDS that
+# cgbench cost knows
+cost_pass() {
+	local b
+	for b in none events shared rstat; do
+		[[ " ${backends[*]} " != *" $b "* ]] || cost "$b" "$@"
+	done
+}
 # creating and removing cgroups below the counted subtree, counted with
 # everything created below it: what a backend adds to mkdir and rmdir (the
 # events backend adds nothing: it opens events only for the cgroups it is
@@ -437,20 +445,22 @@ settle() { [ "$exact" = 1 ] && sleep 2; return 0; }
 failures=0
 start=$(now_ns)
 elapsed() { echo "$((($(now_ns) - start) / 1000000000)) s"; }
+# finish: the run's last line; the exit status says whether any session failed
+finish() {
+	echo "# done in $(elapsed), $failures failures"
+	rm -rf "$tmp" build/bench/.host-clock-*
+	[ $failures = 0 ]
+	exit
+}
 if [ "$mode" = cost ]; then
 	for c in "${configs[@]}"; do
 		read -r g e d <<<"$c"
 		echo "# G=$g E=$e depth=$d ($(elapsed))"
 		sub=$(make_cgroups "$g" "$d" "$tmp/list")
-		for b in none events shared rstat; do
-			[[ " ${backends[*]} " == *" $b "* ]] && cost "$b" "$g" "$e" "$d" "$tmp/list" "$sub"
-		done
+		cost_pass "$g" "$e" "$d" "$tmp/list" "$sub"
 		remove_cgroups "$tmp/list"
 	done
-	echo "# done in $(elapsed), $failures failures"
-	rm -rf "$tmp" build/bench/.host-clock-*
-	[ $failures = 0 ]
-	exit
+	finish
 fi
 echo "# bench $mode: ${#configs[@]} configurations x ${#backends[@]} backends x $reps repetitions$([ "$exact" = 1 ] && echo ", instruction-exact guest")"
 echo "# shared and rstat through $([ -n "$perf_backends" ] && echo "perf stat --cgroup-backend" || echo cgbench)"
@@ -482,7 +492,7 @@ for c in "${configs[@]}"; do
 	fi
 	echo "#   cgroup switches$([ "$pmu_pass" = 1 ] && echo " and PMU calls") counted ($(elapsed))"
 	if [ "${BENCH_COST:-1}" = 1 ]; then
-		for b in none events shared rstat; do cost "$b" "$g" "$e" "$d" "$list" "$sub"; done
+		cost_pass "$g" "$e" "$d" "$list" "$sub"
 		for b in none shared rstat; do churn "$b" "$g" "$e" "$d" "$sub"; done
 		# (not in smoke: two more perf runs, and no time is judged there)
 		[ "$mode" = smoke ] || [[ " ${backends[*]} " != *" bperf "* ]] || bperf_read "$g" "$e" "$d"
@@ -492,6 +502,4 @@ for c in "${configs[@]}"; do
 done
 echo "# memcg-stat ($(elapsed))"
 memcg
-echo "# done in $(elapsed), $failures failures"
-rm -rf "$tmp" build/bench/.host-clock-*
-[ $failures = 0 ]
+finish
