@@ -9,8 +9,7 @@
 #    holds exactly what perf had to count.  They do not move themselves:
 #    bperf charges a cpu's time since its last cgroup switch to the cgroup
 #    switched out, and a task that moved itself after leaving the idle task
-#    (both in the root cgroup: no switch) takes the idle time before along.  (bperf opened the group's leader enabled and
-#    its member never counted: <not counted>, exit 0.)
+#    (both in the root cgroup: no switch) takes the idle time before along.
 #  - rstat opens each event on its own, shared groups the events its own
 #    way (all software events as one group per cpu): they refuse, exit
 #    non-zero with a message naming the backend and the group.
