@@ -126,7 +126,7 @@ class Kernel:
         self.name = name
         self.every = []     # Tests of scope every-guest
         self.shared = []    # Tests, in list order
-        self.alone = []     # Tests of the one-vcpu tests
+        self.alone = []     # Tests marked one-vcpu
 
 
 def split(kernel, nguests, lookup, pin_parallel):
