@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build a patched test kernel.
 #
-#   scripts/build-kernel.sh [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|irqsoff|source]
+#   scripts/build-kernel.sh [--linux 6.12|7.3] [--arch x86_64|arm64] [--background|--wait]
+#                           [default|debug|bench|irqsoff|source]
 #
 # ("source" stops after step 2: the patched tree, for porting a patch.)
 # --background runs all of it in the background, output in
@@ -38,6 +39,13 @@
 #    Skips the build when no file of the tree and not the .config is newer
 #    than the image.
 #
+# --arch arm64 (7.3 only) cross-builds the same tree with Debian's
+# gcc-aarch64-linux-gnu for QEMU's arm64 "virt" machine, whose emulated
+# PMUv3 runs the kernel's armv8_pmuv3 driver (hardware events): + the
+# fragment kernel/config/arm64.fragment, into build/kbuild-7.3-arm64[-VARIANT],
+# the image build/Image-7.3-arm64[-VARIANT] (uncompressed, what QEMU's
+# -kernel boots) and the uapi headers build/headers-7.3-arm64.
+#
 # Developers of a patch may build their own tree with the 6.12 config:
 #   KSRC=build/dev-foo scripts/build-kernel.sh
 # builds build/dev-foo as it is (no unpack, no series) into build/kbuild-dev-foo,
@@ -47,9 +55,14 @@
 set -euo pipefail
 
 LINUX=6.12
-if [ "${1:-}" = --linux ]; then
-	LINUX=${2:?--linux needs 6.12 or 7.3}; shift 2
-fi
+KARCH=x86_64
+while :; do
+	case ${1:-} in
+	--linux) LINUX=${2:?--linux needs 6.12 or 7.3}; shift 2 ;;
+	--arch) KARCH=${2:?--arch needs x86_64 or arm64}; shift 2 ;;
+	*) break ;;
+	esac
+done
 MODE=
 case ${1:-} in --background|--wait) MODE=$1; shift ;; esac
 VARIANT=${1:-default}
@@ -69,6 +82,17 @@ case $LINUX in
 *)	echo "error: --linux 6.12 or 7.3" >&2; exit 2 ;;
 esac
 
+# the architecture: its make ARCH, image target, image file and fragment
+ARCH_FRAGMENTS=()
+ARCH_TAG=
+case $KARCH in
+x86_64)	CROSS=; KIMAGE=bzImage; IMAGE_NAME=bzImage ;;
+arm64)	[ "$LINUX" = 7.3 ] || { echo "error: --arch arm64 builds Linux 7.3 only" >&2; exit 2; }
+	CROSS=aarch64-linux-gnu-; KIMAGE=Image; IMAGE_NAME=Image
+	ARCH_TAG=-arm64; SUFFIX=$SUFFIX$ARCH_TAG
+	ARCH_FRAGMENTS=("$CONFIG_DIR/arm64.fragment") ;;
+*)	echo "error: --arch x86_64 or arm64" >&2; exit 2 ;;
+esac
 HEADERS=$BUILD/headers$SUFFIX
 DEVTREE=
 if [ -n "${KSRC:-}" ]; then
@@ -76,14 +100,14 @@ if [ -n "${KSRC:-}" ]; then
 fi
 
 case $VARIANT in
-default) OBJ=$BUILD/kbuild$SUFFIX; IMAGE=$BUILD/bzImage$SUFFIX
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment") ;;
-debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/bzImage$SUFFIX-debug
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/debug.fragment") ;;
-bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/bzImage$SUFFIX-bench
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment") ;;
-irqsoff) OBJ=$BUILD/kbuild$SUFFIX-irqsoff; IMAGE=$BUILD/bzImage$SUFFIX-irqsoff
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "$CONFIG_DIR/bench.fragment"
+default) OBJ=$BUILD/kbuild$SUFFIX; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}") ;;
+debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-debug
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}" "$CONFIG_DIR/debug.fragment") ;;
+bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-bench
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}" "$CONFIG_DIR/bench.fragment") ;;
+irqsoff) OBJ=$BUILD/kbuild$SUFFIX-irqsoff; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-irqsoff
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}" "$CONFIG_DIR/bench.fragment"
 		   "$CONFIG_DIR/irqsoff.fragment") ;;
 source) ;;
 *) echo "usage: $0 [--linux 6.12|7.3] [--background|--wait] [default|debug|bench|irqsoff|source]" >&2; exit 2 ;;
@@ -96,14 +120,14 @@ log() { echo "  KERNEL  $*"; }
 die() { echo "error: $*" >&2; exit 1; }
 
 # The state of a background build: its pid, its output, its exit status.
-BG=$BUILD/kernel-$LINUX-$VARIANT
+BG=$BUILD/kernel-$LINUX$ARCH_TAG-$VARIANT
 start_background() {
 	mkdir -p "$BUILD"
 	rm -f "$BG.rc"
 	log "Linux $LINUX ($VARIANT) builds in the background (output: ${BG#"$ROOT"/}.log)"
 	# shellcheck disable=SC2016 # expanded by the background shell
 	setsid bash -c '"$@" >"$0.log" 2>&1; echo $? >"$0.rc"' "$BG" \
-		"$0" --linux "$LINUX" "$VARIANT" </dev/null >/dev/null 2>&1 &
+		"$0" --linux "$LINUX" --arch "$KARCH" "$VARIANT" </dev/null >/dev/null 2>&1 &
 	echo $! >"$BG.pid"
 }
 
@@ -217,6 +241,11 @@ restore_unchanged_times() {
 	rm -f "$SRC/.git/series-files"
 }
 
+# kmake ARGS...: the kernel's make for this tree, object directory and architecture
+kmake() {
+	make -s -C "$SRC" O="$OBJ" ARCH="$KARCH" ${CROSS:+CROSS_COMPILE=$CROSS} "$@"
+}
+
 configure() {
 	local stamp=$OBJ/.config-inputs want
 	# the fragments and the code that applies them (not the whole script:
@@ -226,10 +255,10 @@ configure() {
 	[ -f "$stamp" ] && [ -f "$OBJ/.config" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
 	log "configuring $VARIANT kernel"
 	mkdir -p "$OBJ"
-	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 tinyconfig >/dev/null
-	(cd "$OBJ" && "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
+	kmake tinyconfig >/dev/null
+	(cd "$OBJ" && ARCH=$KARCH "$SRC/scripts/kconfig/merge_config.sh" -m -O "$OBJ" "$OBJ/.config" \
 		"$SRC/kernel/configs/kvm_guest.config" "${FRAGMENTS[@]}" >/dev/null)
-	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 olddefconfig >/dev/null
+	kmake olddefconfig >/dev/null
 	check_config
 	echo "$want" >"$stamp"
 }
@@ -278,13 +307,12 @@ build() {
 		log "$IMAGE up to date"
 		return
 	fi
-	log "building $VARIANT bzImage (-j$JOBS)"
+	log "building $VARIANT $KIMAGE ($KARCH, -j$JOBS)"
 	export CCACHE_DIR=${CCACHE_DIR:-$BUILD/ccache} CCACHE_BASEDIR=$SRC CCACHE_NOHASHDIR=1
-	make -s -C "$SRC" O="$OBJ" ARCH=x86_64 CC="ccache gcc" -j"$JOBS" bzImage
-	cp "$OBJ/arch/x86/boot/bzImage" "$IMAGE.tmp" && mv "$IMAGE.tmp" "$IMAGE"
+	kmake CC="ccache ${CROSS}gcc" -j"$JOBS" "$KIMAGE"
+	cp "$OBJ/arch/${KARCH/x86_64/x86}/boot/$KIMAGE" "$IMAGE.tmp" && mv "$IMAGE.tmp" "$IMAGE"
 	if [ "$VARIANT" = default ]; then
-		make -s -C "$SRC" O="$OBJ" ARCH=x86_64 headers_install \
-			INSTALL_HDR_PATH="$HEADERS" >/dev/null
+		kmake headers_install INSTALL_HDR_PATH="$HEADERS" >/dev/null
 	fi
 	log "$IMAGE ready"
 }

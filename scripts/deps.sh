@@ -15,6 +15,9 @@ PACKAGES=(
 	# Debian's kernels for the matrix (scripts/fetch-kernels.sh): the
 	# archive keys and xz for their modules
 	qemu-system-x86 busybox-static debian-archive-keyring
+	# the arm64 guests (hardware events on QEMU's PMUv3): QEMU, the cross
+	# compiler, mmdebstrap for the arm64 user space (scripts/arm64-rootfs.sh)
+	qemu-system-arm gcc-aarch64-linux-gnu mmdebstrap
 	# perf from the 6.12 tree (see platform.md)
 	libdw-dev libunwind-dev liblzma-dev libzstd-dev libcap-dev libnuma-dev
 	libslang2-dev libtraceevent-dev libpfm4-dev

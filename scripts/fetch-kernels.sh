@@ -25,7 +25,7 @@
 # cache, an empty dpkg status): the host's apt sources and its package state
 # are never read nor changed, and no package is installed. The suites:
 # bookworm and bookworm-security (6.1, 6.12) and trixie-backports (6.16 and
-# later). Their Release files are checked against the host's Debian archive
+# later), for amd64 and arm64 (the stock-*-arm64 kernels). Their Release files are checked against the host's Debian archive
 # keyring (debian-archive-keyring, which on Debian 12 carries the trixie keys
 # too), so nothing is trusted unsigned.
 set -euo pipefail
@@ -73,16 +73,17 @@ APT_OPTS=(-o "Dir::Etc::sourcelist=$APT_DIR/sources.list" -o Dir::Etc::sourcepar
 	-o "Dir::State::Lists=$APT_DIR/lists" -o "Dir::Cache=$APT_DIR/cache"
 	-o "Dir::State::status=$APT_DIR/status" -o "Debug::NoLocking=1"
 	-o "APT::Get::List-Cleanup=0" -o "Acquire::Languages=none"
-	-o "APT::Sandbox::User=root")
+	-o "APT::Sandbox::User=root"
+	-o "APT::Architecture=amd64" -o "APT::Architectures::=amd64" -o "APT::Architectures::=arm64")
 
 apt_setup() {
 	[ -f "$KEYRING" ] || die "no $KEYRING (apt-get install debian-archive-keyring)"
 	mkdir -p "$APT_DIR/lists/partial" "$APT_DIR/cache/archives/partial"
 	: >"$APT_DIR/status"
 	cat >"$APT_DIR/sources.list.new" <<-EOF
-	deb [signed-by=$KEYRING] $MIRROR bookworm main
-	deb [signed-by=$KEYRING] $SECURITY_MIRROR bookworm-security main
-	deb [signed-by=$KEYRING] $MIRROR trixie-backports main
+	deb [arch=amd64,arm64 signed-by=$KEYRING] $MIRROR bookworm main
+	deb [arch=amd64,arm64 signed-by=$KEYRING] $SECURITY_MIRROR bookworm-security main
+	deb [arch=amd64,arm64 signed-by=$KEYRING] $MIRROR trixie-backports main
 	EOF
 	if ! cmp -s "$APT_DIR/sources.list.new" "$APT_DIR/sources.list"; then
 		mv "$APT_DIR/sources.list.new" "$APT_DIR/sources.list"
@@ -134,11 +135,13 @@ packages_for() {
 }
 
 # deb_file PACKAGE: where apt-get download puts the index's version of it
+# (the kernels of both architectures: Debian names them ...-amd64, ...-arm64)
 deb_file() {
-	local version
+	local version arch=amd64
 	version=$(apt-cache "${APT_OPTS[@]}" show --no-all-versions "$1" | sed -n 's/^Version: //p' | head -1)
 	version=${version//:/%3a}
-	echo "$APT_DIR/cache/archives/${1}_${version}_amd64.deb"
+	case $1 in *-arm64|*-arm64-*) arch=arm64 ;; esac
+	echo "$APT_DIR/cache/archives/${1}_${version}_$arch.deb"
 }
 
 fetch_one() {

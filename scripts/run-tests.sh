@@ -26,7 +26,13 @@
 # selects a line on Debian's kernels only (their names in
 # tests/kernels.list), e.g. the part of a test that depends on the kernel,
 # when our patched kernels run all of it.
-# TEST_SET=no-patch selects only those (default: all). With $KERNEL_NAME
+# "hw" for a test of hardware events (cycles, instructions): it needs a
+# PMU, which only the arm64 guests have (QEMU's PMUv3; x86 under TCG has
+# none), and runs on the kernels whose tests are "hw" or "hw-no-patch" in
+# tests/kernels.list, and on no other.
+# TEST_SET=no-patch selects only the no-patch tests (default: all, every
+# test but the hw ones); TEST_SET=hw only the hw tests, and
+# TEST_SET=hw-no-patch the hw tests that are also no-patch. With $KERNEL_NAME
 # set (scripts/check.sh sets it), every result line names the kernel:
 # "ok 3 stock-6.1: cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
@@ -73,7 +79,7 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), only (a kernel's name, or
+# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), hw (0 or 1), only (a kernel's name, or
 # empty), name and cmd
 parse_line() {
 	local rest=$1
@@ -82,6 +88,7 @@ parse_line() {
 	parallel=0
 	onevcpu=0
 	nopatch=0
+	hw=0
 	only=
 	while :; do
 		case $rest in
@@ -91,6 +98,7 @@ parse_line() {
 		parallel[[:space:]]*) parallel=1 ;;
 		one-vcpu[[:space:]]*) onevcpu=1 ;;
 		no-patch[[:space:]]*) nopatch=1 ;;
+		hw[[:space:]]*) hw=1 ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -119,7 +127,13 @@ for list in "$LISTDIR"/*.list; do
 	while IFS= read -r line; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
-		[ "${TEST_SET:-all}" = no-patch ] && [ $nopatch = 0 ] && continue
+		case ${TEST_SET:-all} in
+		all) [ $hw = 0 ] ;;
+		no-patch) [ $hw = 0 ] && [ $nopatch = 1 ] ;;
+		hw) [ $hw = 1 ] ;;
+		hw-no-patch) [ $hw = 1 ] && [ $nopatch = 1 ] ;;
+		*) false ;;
+		esac || continue
 		[ -n "$only" ] && ! kernel_matches "$only" && continue
 		selected "$name" && TESTS+=("$line")
 	done <"$list"

@@ -7,7 +7,11 @@
 # Options:
 #   --kernel KERNEL  kernel to boot: an image path (default build/bzImage) or a
 #                    name from tests/kernels.list (stock-6.1, ...; a Debian
-#                    kernel is fetched by scripts/fetch-kernels.sh if needed)
+#                    kernel is fetched by scripts/fetch-kernels.sh if needed).
+#                    An arm64 kernel (its list name ends in -arm64, or its
+#                    path names arm64: build/Image-7.3-arm64) boots on QEMU's
+#                    arm64 "virt" machine with the emulated PMUv3
+#                    (-cpu max,pmu=on): see "arm64" below.
 #   --timeout SEC    kill the guest after SEC seconds (default 1800)
 #   --mem SIZE       guest memory (default 2G)
 #   --cpus N         guest cpus (default 2)
@@ -21,6 +25,12 @@
 #                    whatever the host load; the guest is told its TSC runs
 #                    at 1 GHz. For benchmarks that count instructions.
 #
+# arm64: the guest's /usr is build/arm64/rootfs/usr (scripts/arm64-rootfs.sh,
+# Debian 12 arm64) instead of the host's, and build/arm64/<dir> (the arm64
+# builds of perf, the libraries, tools and tests: make arm64) is mounted
+# over /repo/build/<dir>, so that every path the test lists name runs the
+# arm64 program. --exact counts instructions as on x86; the PMU's
+# instructions event then counts them exactly too.
 # The guest sees the repository at /repo (read-write; build/bin is a copy in
 # guest memory taken at boot) and the host's /usr read-only; build/bin is on
 # its PATH; cgroup2, bpffs, tracefs and debugfs are mounted. The command
@@ -92,9 +102,18 @@ resolve_kernel() {
 }
 resolve_kernel
 [ -f "$KERNEL" ] || { say "no kernel at $KERNEL (run 'make kernel')"; exit 125; }
+GUEST_ARCH=x86_64
+case ${KNAME:-}:$KERNEL in *-arm64:*|*:*arm64*) GUEST_ARCH=arm64 ;; esac
+HOSTUSR=/usr
+if [ $GUEST_ARCH = arm64 ]; then
+	scripts/arm64-rootfs.sh || exit 125
+	HOSTUSR=$ROOT/build/arm64/rootfs/usr
+	export BUSYBOX=$HOSTUSR/bin/busybox
+fi
 
 mkdir -p build/vm
 INITRD=build/vm/initramfs${MODDIR:+-$KNAME}.cpio.gz
+[ $GUEST_ARCH = arm64 ] && [ -z "$MODDIR" ] && INITRD=build/vm/initramfs-arm64.cpio.gz
 # Guests boot side by side (the runner's self-test does): one packs the
 # image, the others wait for it rather than pack it at the same time.
 (
@@ -149,27 +168,41 @@ tsc_args() {
 
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 # fail and panic the boot ("IO-APIC + timer doesn't work!").
-ACCEL=$(accel)
-[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
+if [ $GUEST_ARCH = arm64 ]; then
+	# pmu=on: PMUv3 (6 counters + the cycle counter); pauth-impdef: QEMU's
+	# own pointer-authentication hash instead of the architected QARMA,
+	# which is several times slower to emulate (every kernel function
+	# signs its return address)
+	ACCEL="-accel tcg,thread=multi -cpu max,pmu=on,pauth-impdef=on"
+	[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max,pmu=on,pauth-impdef=on -icount shift=0,sleep=off"
+else
+	ACCEL=$(accel)
+	[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
+fi
 # VM_TCG_THREAD=single: one host thread runs every vcpu (no icount). Under
 # multi-threaded TCG a vcpu can run a stale translation of kernel text that
 # another vcpu is rewriting (text_poke_bp: BPF trampolines, static calls),
 # which shows as "Oops: int3" or a vcpu spinning forever; with one thread
 # the rewrite and every translation are ordered.
 [ "${VM_TCG_THREAD:-multi}" = single ] && ACCEL=${ACCEL/thread=multi/thread=single}
-APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
+if [ $GUEST_ARCH = arm64 ]; then
+	APPEND="console=ttyAMA0 panic=-1 oops=panic loglevel=4 vmdir=$RUNDIR vmmode=$MODE vmarch=arm64"
+	# shellcheck disable=SC2206 # ACCEL holds several options
+	QEMU=(qemu-system-aarch64 -M virt $ACCEL -smp "$CPUS" -m "$MEM")
+else
+	APPEND="console=ttyS0 panic=-1 oops=panic loglevel=4 no_timer_check$(tsc_args "$ACCEL") vmdir=$RUNDIR vmmode=$MODE"
+	# shellcheck disable=SC2206 # ACCEL holds several options
+	QEMU=(qemu-system-x86_64 $ACCEL -smp "$CPUS" -m "$MEM" -bios /usr/share/qemu/qboot.rom)
+fi
 # how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
 APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
-# shellcheck disable=SC2206 # ACCEL holds several options
-QEMU=(qemu-system-x86_64 $ACCEL -smp "$CPUS" -m "$MEM"
-	-bios /usr/share/qemu/qboot.rom -nodefaults -nographic -no-reboot
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
+QEMU+=(-nodefaults -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
 
 # share_dirs: the repository and the host's /usr for the guest's init
 share_dirs() {
 	if [ $VMFS = 9p ]; then
 		QEMU+=(-virtfs "local,path=$ROOT,mount_tag=repo,security_model=none,id=repo"
-			-virtfs "local,path=/usr,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr")
+			-virtfs "local,path=$HOSTUSR,mount_tag=hostusr,security_model=none,readonly=on,id=hostusr")
 		return
 	fi
 	# virtiofs: one QEMU virtiofsd per directory (each exits when QEMU
@@ -181,7 +214,7 @@ share_dirs() {
 	QEMU+=(-object "memory-backend-memfd,id=mem,size=$MEM,share=on" -numa "node,memdev=mem")
 	for tag in repo hostusr; do
 		dir=$ROOT cache=none
-		[ $tag = hostusr ] && dir=/usr cache=always
+		[ $tag = hostusr ] && dir=$HOSTUSR cache=always
 		sock=$RUNDIR/$tag.sock
 		/usr/lib/qemu/virtiofsd --socket-path="$sock" -o source="$dir" -o cache=$cache \
 			-o sandbox=chroot -o no_posix_lock -o no_flock >"$RUNDIR/virtiofsd-$tag.log" 2>&1 &
