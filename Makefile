@@ -19,12 +19,17 @@
 # in tests/host-tests.d/*.list (see scripts/run-tests.sh and docs/development.md).
 
 BUILD        := build
-KSRC         := $(BUILD)/linux
-KOBJ         := $(BUILD)/kbuild
+# the sources and host tools every architecture's build shares
+# (scripts/arm64.mk: `make arm64` builds into build/arm64)
+SRC_BUILD    := build
+KSRC         := $(SRC_BUILD)/linux
+KOBJ         := $(SRC_BUILD)/kbuild
 KHDR         := $(BUILD)/headers/include
 BZIMAGE      ?= $(BUILD)/bzImage
 KSELFTEST_INC := $(KSRC)/tools/testing/selftests
 CFLAGS_USER  := -O2 -g -Wall -Wextra -Werror -std=gnu11
+OBJCOPY      := objcopy
+BPF_TARGET_ARCH := x86
 DEPS_STAMP   := $(BUILD)/.deps-installed
 
 GUEST_BINS :=
@@ -57,10 +62,10 @@ $(DEPS_STAMP): scripts/deps.sh
 	@scripts/deps.sh
 	@mkdir -p $(BUILD) && touch $@
 
-include scripts/bpf-toolchain.mk scripts/library.mk
+include scripts/arm64.mk scripts/bpf-toolchain.mk scripts/library.mk
 include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
-tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait
+tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait arm64
 
 install: cgcount-install tools-install
 

@@ -29,6 +29,7 @@ $(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h tools/cli.h $$(CGC_L
 		$(LIBBPF_LDLIBS) -o $@
 
 GUEST_BINS += $(BUILD)/bin/cgbench
+ARM64_BINS += $(BUILD)/bin/cgbench
 
 .PHONY: bench bench-quick bench-smoke bench-profile
 bench: tests kernel-bench

@@ -7,7 +7,7 @@
 # patch changes); perf is built from it into
 # build/perf and installed as build/bin/perf, which is on the guest's PATH.
 # perf test finds the shell tests from build/perf-src/tools/perf.
-PERF_SRC := $(BUILD)/perf-src
+PERF_SRC := $(SRC_BUILD)/perf-src
 PERF_OUT := $(abspath $(BUILD))/perf
 PERF := $(BUILD)/bin/perf
 PERF_BUILT := $(PERF_OUT)/.built
@@ -16,7 +16,7 @@ PERF_BUILT := $(PERF_OUT)/.built
 # start under TCG (perf --version: 0.84 s with it, 0.27 s without); perf
 # starts hundreds of times in the tests.
 PERF_MAKE_FLAGS := NO_LIBPYTHON=1 NO_LIBPERL=1 NO_JVMTI=1 NO_GTK2=1 NO_LIBBABELTRACE=1 \
-	NO_LIBLLVM=1 BUILD_BPF_SKEL=1 WERROR=0
+	NO_LIBLLVM=1 BUILD_BPF_SKEL=1 WERROR=0 $(PERF_ARCH_FLAGS)
 
 .PHONY: perf perf-src
 perf: $(PERF)
@@ -50,3 +50,4 @@ $(PERF): perf-src FORCE
 FORCE:
 
 GUEST_BINS += $(PERF)
+ARM64_BINS += $(PERF)

@@ -32,11 +32,12 @@ LIBBPF_A := $(BUILD)/tools/libbpf/libbpf.a
 LIBBPF_HDRS_STAMP := $(BUILD)/tools/include/bpf/libbpf.h
 LIBBPF_CFLAGS := -I$(BUILD)/tools/include
 LIBBPF_LDLIBS := -lelf -lz
-BPFTOOL := $(BUILD)/tools/bpftool/bpftool
+# the host's bpftool, whatever architecture the programs are for
+BPFTOOL := $(SRC_BUILD)/tools/bpftool/bpftool
 VMLINUX_BTF ?= $(BUILD)/kbuild/vmlinux
 VMLINUX_H := $(BUILD)/vmlinux.h
 BPF_CLANG ?= clang
-BPF_CFLAGS := -target bpf -O2 -g -D__TARGET_ARCH_x86 -I$(BUILD) -I$(BUILD)/tools/include \
+BPF_CFLAGS := -target bpf -O2 -g -D__TARGET_ARCH_$(BPF_TARGET_ARCH) -I$(BUILD) -I$(BUILD)/tools/include \
 	-Wall -Wno-unused-function -Wno-compare-distinct-pointer-types
 
 .PHONY: bpf-tools
@@ -50,12 +51,15 @@ $(LIBBPF_A) $(LIBBPF_HDRS_STAMP) &: $(wildcard $(LIBBPF_SRC)/*.[ch] $(LIBBPF_SRC
 		INCLUDEDIR=/include $(BPF_TOOLS_DIR)/libbpf/libbpf.a install_headers
 	@touch $(LIBBPF_A) $(LIBBPF_HDRS_STAMP)
 
-# bpftool: built with its own bootstrap libbpf, also out of tree
+# bpftool: built with its own bootstrap libbpf, also out of tree; a host
+# program, which a cross build (GUEST_ARCH=arm64) finds already built
+ifneq ($(GUEST_ARCH),arm64)
 $(BPFTOOL): $(wildcard $(BPFTOOL_SRC)/*.[ch] $(BPFTOOL_SRC)/Makefile)
-	@mkdir -p $(BPF_TOOLS_DIR)/bpftool
-	$(Q)$(MAKE) -s -C $(BPFTOOL_SRC) OUTPUT=$(BPF_TOOLS_DIR)/bpftool/ \
+	@mkdir -p $(abspath $(SRC_BUILD))/tools/bpftool
+	$(Q)$(MAKE) -s -C $(BPFTOOL_SRC) OUTPUT=$(abspath $(SRC_BUILD))/tools/bpftool/ \
 		EXTRA_CFLAGS='-g -O2' CLANG=$(BPF_CLANG) >/dev/null
 	@touch $@
+endif
 
 $(VMLINUX_H): $(BPFTOOL) $(VMLINUX_BTF)
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@

@@ -29,8 +29,8 @@
 # Debian 12 arm64) instead of the host's, and build/arm64/<dir> (the arm64
 # builds of perf, the libraries, tools and tests: make arm64) is mounted
 # over /repo/build/<dir>, so that every path the test lists name runs the
-# arm64 program. --exact counts instructions as on x86; the PMU's
-# instructions event then counts them exactly too.
+# arm64 program. An arm64 guest is always instruction-exact (as --exact):
+# QEMU's PMU counts instructions only then.
 # The guest sees the repository at /repo (read-write; build/bin is a copy in
 # guest memory taken at boot) and the host's /usr read-only; build/bin is on
 # its PATH; cgroup2, bpffs, tracefs and debugfs are mounted. The command
@@ -172,9 +172,10 @@ if [ $GUEST_ARCH = arm64 ]; then
 	# pmu=on: PMUv3 (6 counters + the cycle counter); pauth-impdef: QEMU's
 	# own pointer-authentication hash instead of the architected QARMA,
 	# which is several times slower to emulate (every kernel function
-	# signs its return address)
-	ACCEL="-accel tcg,thread=multi -cpu max,pmu=on,pauth-impdef=on"
-	[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max,pmu=on,pauth-impdef=on -icount shift=0,sleep=off"
+	# signs its return address). Always instruction-exact: QEMU counts the
+	# PMU's instructions event (INST_RETIRED) only under precise icount,
+	# and its cycles follow the virtual clock, one per instruction.
+	ACCEL="-accel tcg,thread=single -cpu max,pmu=on,pauth-impdef=on -icount shift=0,sleep=off"
 else
 	ACCEL=$(accel)
 	[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"

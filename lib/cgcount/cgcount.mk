@@ -60,7 +60,7 @@ $(CGC_OUT)/cgcount.syms: $(CGC_MAP)
 $(CGC_OUT)/cgcount-all.o: $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) \
 		$(CGC_OUT)/cgcount.syms
 	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
-	objcopy --keep-global-symbols=$(CGC_OUT)/cgcount.syms $@.tmp $@
+	$(OBJCOPY) --keep-global-symbols=$(CGC_OUT)/cgcount.syms $@.tmp $@
 	@rm -f $@.tmp
 
 $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
