@@ -32,6 +32,11 @@ BUILD := $(ARM64_OUT)
 KHDR := $(SRC_BUILD)/headers-7.3-arm64/include
 VMLINUX_BTF := $(SRC_BUILD)/kbuild-7.3-arm64/vmlinux
 BPF_TARGET_ARCH := arm64
+# Linux 6.19 and later build with -fms-extensions and embed tagged structs
+# unnamed (struct ns_common's "struct ns_tree;"): vmlinux.h dumped from
+# their BTF has those members, which clang drops (a wrong layout) unless it
+# accepts the same extension, as the kernel's own BPF selftests do
+BPF_EXTRA_CFLAGS := -fms-extensions -Wno-microsoft-anon-tag
 ARM64_TOOLCHAIN := $(abspath $(ARM64_OUT))/toolchain
 export CROSS_COMPILE := $(ARM64_TOOLCHAIN)/aarch64-linux-gnu-
 export ARCH := arm64

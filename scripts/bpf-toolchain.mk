@@ -38,7 +38,7 @@ VMLINUX_BTF ?= $(BUILD)/kbuild/vmlinux
 VMLINUX_H := $(BUILD)/vmlinux.h
 BPF_CLANG ?= clang
 BPF_CFLAGS := -target bpf -O2 -g -D__TARGET_ARCH_$(BPF_TARGET_ARCH) -I$(BUILD) -I$(BUILD)/tools/include \
-	-Wall -Wno-unused-function -Wno-compare-distinct-pointer-types
+	-Wall -Wno-unused-function -Wno-compare-distinct-pointer-types $(BPF_EXTRA_CFLAGS)
 
 .PHONY: bpf-tools
 bpf-tools: $(LIBBPF_A) $(BPFTOOL) $(VMLINUX_H)
