@@ -4,6 +4,9 @@
 #   make bench-quick   the reduced sweep (< 15 minutes: G 2 and 1000, depth 1 and 8, E = 2)
 #   make bench-smoke   the smoke run `make check` also runs (scripts only, no judging)
 #   make bench-profile kernel profile (perf record) of the ping-pong under each backend
+#   make bench-arm64   hardware events on the arm64 guest's emulated PMUv3: G 2 and 1000
+#                      x depth 1 and 8 x E 2 and 8 (multiplexed), every backend, the
+#                      PMU register writes of each (bench/README.md, "arm64")
 #
 # All measurements run in one guest boot (bench/run.sh -> bench/guest.sh);
 # results land in bench/results/<date>-<mode>/ (CSV, summary.md, PNG plots).
@@ -31,7 +34,7 @@ $(BUILD)/bin/cgbench: bench/cgbench.c $$(CGC_DIR)/cgcount.h tools/cli.h $$(CGC_L
 GUEST_BINS += $(BUILD)/bin/cgbench
 ARM64_BINS += $(BUILD)/bin/cgbench
 
-.PHONY: bench bench-quick bench-smoke bench-profile
+.PHONY: bench bench-quick bench-smoke bench-profile bench-arm64
 bench: tests kernel-bench
 	@bench/run.sh --mode full $(BENCH_KERNEL) $(BENCH_ARGS)
 bench-quick: tests kernel-bench
@@ -40,6 +43,11 @@ bench-smoke: tests kernel-bench
 	@bench/run.sh --mode smoke $(BENCH_KERNEL) $(BENCH_ARGS)
 bench-profile: tests kernel-bench
 	@bench/run.sh --mode profile $(BENCH_KERNEL) $(BENCH_ARGS)
+# the arm64 guest's default event pool is hardware events (bench/guest.sh)
+BENCH_ARM64_CONFIGS := 2 2 1;2 2 8;1000 2 1;1000 2 8;2 8 1;2 8 8;1000 8 1;1000 8 8
+bench-arm64: arm64 kernel-arm64-bench
+	@BENCH_DRIVER=cgbench BENCH_COST=0 bench/run.sh --mode quick --kernel $(BUILD)/Image-7.3-arm64-bench \
+		--configs '$(BENCH_ARM64_CONFIGS)' $(BENCH_ARGS)
 
 # ---- bench/cgrstat: the collector's per-switch cost on the host (host.sh) ----
 BENCH_CGRSTAT_OUT := $(BUILD)/bench/cgrstat

@@ -17,7 +17,8 @@
 #   rstat       the BPF rstat backend (lib/cgrstat/cgrstat.h)
 # then, once per configuration: the cgroup switches of each workload part
 # (perf stat -e cgroup-switches), the PMU callbacks each backend calls per
-# cgroup switch (ftrace), `cgbench cost` (setup, reads and teardown
+# cgroup switch (ftrace; on arm64 also the PMU register writes the PMUv3
+# driver makes), `cgbench cost` (setup, reads and teardown
 # in-process), and at the end the memcg-stat benchmark (memory.stat vs the
 # BPF iterator).
 # BENCH_EXACT=1 (bench/run.sh without --wall: an instruction-exact guest,
@@ -36,7 +37,8 @@
 # Rows go to OUTDIR/results.csv (one value per row); bench/report.py makes
 # the tables and plots. BENCH_RAW=1 keeps every session's raw files in
 # OUTDIR/raw. Environment: BENCH_EVENTS (the event pool, first E
-# are used; default cpu-clock,context-switches,task-clock,page-faults),
+# are used; default cpu-clock,context-switches,task-clock,page-faults, on
+# arm64 hardware events: default_events below),
 # BENCH_CONFIGS ('G E D;G E D': replaces the mode's configurations),
 # BENCH_BACKENDS ('none floor ...': the backends measured, none first;
 # default all seven), BENCH_PMU=0|1 (the PMU pass; default: in an exact
@@ -50,7 +52,17 @@ export PATH=$PWD/build/bin:$PATH
 cg_root=/sys/fs/cgroup
 tmp=$(mktemp -d)
 csv=$out/results.csv
-IFS=, read -ra event_pool <<<"${BENCH_EVENTS:-cpu-clock,context-switches,task-clock,page-faults}"
+# The event pool: software events where there is no PMU (QEMU's x86 TCG);
+# on arm64 the emulated PMUv3's hardware events, eight for more than its
+# six general counters and cycle counter (E = 8 multiplexes): cycles and
+# instructions, each also for user and kernel alone, and the raw
+# STALL_FRONTEND and STALL_BACKEND (QEMU counts no stall: they read 0, but
+# the driver programs them as any other)
+case $(uname -m) in
+aarch64) default_events="cycles,instructions,cycles:u,instructions:u,cycles:k,instructions:k,r23,r24" ;;
+*) default_events="cpu-clock,context-switches,task-clock,page-faults" ;;
+esac
+IFS=, read -ra event_pool <<<"${BENCH_EVENTS:-$default_events}"
 read -ra backends <<<"${BENCH_BACKENDS:-none floor floor-read events bperf shared rstat}"
 exact=${BENCH_EXACT:-0}
 
@@ -342,9 +354,31 @@ PATH_FUNCS='__perf_event_task_sched_(in|out)|perf_cgroup_switch|ctx_sched_(in|ou
 PATH_FUNCS+='|x86_pmu_(add|del)|cpu_clock_event_(add|del)|perf_swevent_(add|del)'
 PATH_FUNCS+='|perf_cgroup_share_flush(_cpu)?|rhashtable_lookup(\.[a-z0-9.]+)?'
 PATH_FUNCS+='|perf_event_read_local|bpf_trace_run[0-9]|__perf_event_overflow|cgroup_rstat_updated'
-# pmu->add, pmu->del and pmu->read of the x86 hardware PMU and of the
-# software PMUs the event pool uses (cpu-clock, task-clock, the swevents)
-PMU_FUNCS='(x86_pmu|cpu_clock_event|task_clock_event|perf_swevent)_(add|del|read)'
+# pmu->add, pmu->del and pmu->read of the x86 and arm64 hardware PMUs
+# (arm_pmu.c's armpmu_*) and of the software PMUs the event pool uses
+# (cpu-clock, task-clock, the swevents)
+PMU_FUNCS='(x86_pmu|armpmu|cpu_clock_event|task_clock_event|perf_swevent)_(add|del|read)'
+# arm64: the PMUv3 driver's functions (drivers/perf/arm_pmuv3.c) that the
+# arm_pmu core calls to touch the PMU's system registers, and what one call
+# executes: "function writes reads isbs" (MSR to a PMU register, MRS from
+# one, ISB). Read from the driver's code and its disassembly in the bench
+# kernel, for what the bench counts: events that are not chained (no
+# 64-bit event counters asked for), no KVM host, perf_user_access off.
+#   enable_event   PMEVTYPER<n> or PMCCFILTR, PMINTENSET, ISB, PMCNTENSET
+#   disable_event  PMCNTENCLR, ISB, PMINTENCLR, ISB, PMOVSCLR, ISB
+#   write_counter  PMEVCNTR<n> or PMCCNTR (the period, at every pmu->start)
+#   read_counter   reads PMEVCNTR<n> or PMCCNTR
+#   start          PMUSERENR, then PMCR read, ISB, PMCR write (counting on)
+#   stop           PMCR read, ISB, PMCR write (counting off)
+# arm64 has no counter-select write (PMSELR): the kernel names each
+# counter's register directly.
+PMU_REG_COST='armv8pmu_enable_event 3 0 1
+armv8pmu_disable_event 3 0 3
+armv8pmu_write_counter 1 0 0
+armv8pmu_read_counter 0 1 0
+armv8pmu_start 2 1 1
+armv8pmu_stop 1 1 1'
+PMU_REG_FUNCS=$(awk '{ printf "%s%s", (NR > 1 ? "|" : ""), $1 }' <<<"$PMU_REG_COST")
 
 # ftrace_calls FUNCS_ERE LOOPS BACKEND EVENTS LIST SUBTREE: calls of the
 # functions FUNCS_ERE on cpu 0 while the ping-pong pinned there makes LOOPS
@@ -384,13 +418,30 @@ path_counts() {
 
 # pmu_counts BACKEND G E D LIST SUBTREE: pmu->add, ->del and ->read calls
 # per round trip of the pinned ping-pong (what reprograms or reads a PMU
-# counter on hardware), rows pmu,BACKEND,...,add|del|read_per_op
+# counter on hardware), rows pmu,BACKEND,...,add|del|read_per_op; on arm64
+# also the calls of each PMU_REG_COST function (rows <function>_per_op) and
+# the PMU register writes, reads and ISBs they make (sysreg_writes_per_op,
+# sysreg_reads_per_op, isb_per_op)
 pmu_counts() {
-	local loops=500 calls
-	calls=$(ftrace_calls "$PMU_FUNCS" $loops "$1" "$(events_of "$3")" "$5" "$6" 2>/dev/null)
+	local loops=500 calls op
+	calls=$(ftrace_calls "$PMU_FUNCS|$PMU_REG_FUNCS" $loops "$1" "$(events_of "$3")" "$5" "$6" 2>"$tmp/pmu-ftrace.txt")
+	# a full ring buffer loses calls: say so rather than count too few
+	awk '{ split($3, n, "/") } n[1] != n[2] { print "bench: PMU pass of " b ": the trace buffer overran (" $0 ")" }' \
+		b="$1" "$tmp/pmu-ftrace.txt" >&2
 	for op in add del read; do
 		row pmu "$1" "$2" "$3" "$4" 0 "${op}_per_op" \
 			"$(awk -v n=$loops -v op="$op" '$2 ~ "_" op "$" { s += $1 } END { printf "%.3f\n", s / n }' <<<"$calls")" calls
+	done
+	grep -qE " ($PMU_REG_FUNCS)$" <<<"$calls" || return 0
+	awk -v n=$loops 'FNR == NR { cost[$1] = $2 " " $3 " " $4; next }
+		$2 in cost { calls[$2] = $1 }
+		END { for (f in cost) { split(cost[f], c); k = calls[f] + 0
+			printf "%s_per_op %.3f calls\n", f, k / n
+			w += k * c[1]; r += k * c[2]; i += k * c[3] }
+			printf "sysreg_writes_per_op %.3f writes\nsysreg_reads_per_op %.3f reads\nisb_per_op %.3f isbs\n",
+				w / n, r / n, i / n }' <(echo "$PMU_REG_COST") - <<<"$calls" |
+	while read -r metric value what; do
+		row pmu "$1" "$2" "$3" "$4" 0 "$metric" "$value" "$what"
 	done
 }
 
@@ -405,9 +456,10 @@ pmu_pass=${BENCH_PMU:-$exact}
 # call site, global_ops in %rdx) when the function tracer filters the PMU
 # callbacks and cpu-clock events are installed after an earlier perf
 # run (docs/known-issues.md): the PMU pass stays off there unless
-# BENCH_PMU=1 asks for it.
-case $(uname -r) in
-7.3.*) if [ -z "${BENCH_PMU:-}" ] && [ "$pmu_pass" = 1 ]; then
+# BENCH_PMU=1 asks for it. The arm64 build of the same tree runs it (the
+# PMU pass of every backend, hardware events, E = 2 and 8).
+case $(uname -m):$(uname -r) in
+x86_64:7.3.*) if [ -z "${BENCH_PMU:-}" ] && [ "$pmu_pass" = 1 ]; then
 	pmu_pass=0
 	echo "# no PMU pass on $(uname -r): its function tracer crashes this kernel (docs/known-issues.md)"
 fi ;;
@@ -500,6 +552,9 @@ for c in "${configs[@]}"; do
 	echo "#   cost done ($(elapsed))"
 	remove_cgroups "$list"
 done
-echo "# memcg-stat ($(elapsed))"
-memcg
+# (make arm64 does not build memcg_stat_bench: no memcg row there)
+if [ -x build/bin/memcg_stat_bench ]; then
+	echo "# memcg-stat ($(elapsed))"
+	memcg
+fi
 finish

@@ -44,6 +44,9 @@ META_COLUMNS = ["run", "machine", "kernel", "commit"]
 # 14-46 cycles. The Pentium 4 (796-875 and 147) is left out of the range.
 WRMSR_CYCLES = (69, 321)
 RDPMC_CYCLES = (14, 46)
+# arm64 (bench/guest.sh's PMU_REG_COST): the PMUv3 driver's functions whose
+# calls the PMU pass counts, each with the PMU register writes it makes
+ARM_REG_FUNCS = ["enable_event", "disable_event", "write_counter", "read_counter", "start", "stop"]
 
 
 def read_meta(d):
@@ -140,10 +143,21 @@ class Results:
         sw = self.switches(cfg, PIPE)
         return None if per_op is None or not sw else per_op / sw
 
+    def pmu_metric(self, backend, cfg, metric):
+        """A PMU pass row (per round trip) per cgroup switch."""
+        per_op = self.median("pmu", backend, cfg, metric)
+        sw = self.switches(cfg, PIPE)
+        return None if per_op is None or not sw else per_op / sw
+
+    def sysreg(self):
+        """Whether the PMU pass counted the arm64 driver's register writes."""
+        return any(k[0] == "pmu" and k[5] == "sysreg_writes_per_op" for k in self.v)
+
     def model_cycles(self, backend, cfg):
-        """(low, high) modelled PMU cycles per cgroup switch on x86."""
+        """(low, high) modelled PMU cycles per cgroup switch on x86 (none on
+        arm64, whose register writes are counted instead)."""
         add, dele, read = (self.pmu(backend, cfg, op) for op in ("add", "del", "read"))
-        if None in (add, dele, read):
+        if None in (add, dele, read) or self.sysreg():
             return None
         return tuple((2 * add + dele) * w + (dele + read) * r for w, r in zip(WRMSR_CYCLES, RDPMC_CYCLES))
 
@@ -166,15 +180,43 @@ def unit(res):
     return "instructions" if res.exact else "ns"
 
 
+def pmu_last_column(res, b, cfg):
+    """The workload table's last column: the x86 model, or arm64's counted
+    PMU register writes / reads / ISBs per switch."""
+    if b == "none":
+        return ""
+    if res.sysreg():
+        vals = [res.pmu_metric(b, cfg, m) for m in ("sysreg_writes_per_op", "sysreg_reads_per_op", "isb_per_op")]
+        return "" if vals[0] is None else " / ".join(fmt(x, 2) for x in vals)
+    mc = res.model_cycles(b, cfg)
+    return "" if mc is None else f"{fmt(mc[0])}-{fmt(mc[1])}"
+
+
+def driver_table(res, cfg):
+    """arm64: calls of the PMUv3 driver's register functions per cgroup switch."""
+    out = ["| backend | " + " | ".join(f"armv8pmu_{f}" for f in ARM_REG_FUNCS) +
+           " | PMU register writes | reads | ISB |",
+           "| --- |" + " ---: |" * (len(ARM_REG_FUNCS) + 3)]
+    for b in BACKENDS[1:]:
+        vals = [res.pmu_metric(b, cfg, f"armv8pmu_{f}_per_op") for f in ARM_REG_FUNCS]
+        vals += [res.pmu_metric(b, cfg, m) for m in ("sysreg_writes_per_op", "sysreg_reads_per_op", "isb_per_op")]
+        if vals[-3] is None:
+            continue
+        out.append(f"| {b} | " + " | ".join(fmt(x, 2) for x in vals) + " |")
+    return out
+
+
 def workload_table(res, cfg):
     u = unit(res)
     sw_pipe, sw_ring = res.switches(cfg, PIPE), res.switches(cfg, RING)
+    last = ("PMU register writes / reads / ISB per switch" if res.sysreg()
+            else "modelled PMU cycles per switch")
     out = [f"Cgroup switches: {fmt(sw_pipe, 3)} per pipe round trip, {fmt(sw_ring, 3)} per ring message"
            + (" (\"-\": the workload switches no cgroup, so no per-switch figure)." if None in (sw_pipe, sw_ring)
               else "."), "",
            f"| backend | pipe ns/op | {u} per cgroup switch over none | over floor | over floor-read | "
            f"ring ns/msg | ring {u} per switch over none | pipe overhead | ring overhead | "
-           "pmu add / del / read per switch | modelled PMU cycles per switch |",
+           f"pmu add / del / read per switch | {last} |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for b in BACKENDS:
         m = lambda metric: res.median("session", b, cfg, metric)
@@ -184,8 +226,7 @@ def workload_table(res, cfg):
         ov = lambda metric: "" if b == "none" else fmt(res.overhead(b, cfg, metric)) + " %"
         ops = [res.pmu(b, cfg, op) for op in ("add", "del", "read")]
         ops_s = "" if b == "none" else " / ".join(fmt(x, 2) for x in ops)
-        mc = res.model_cycles(b, cfg)
-        mc_s = "" if b == "none" or mc is None else f"{fmt(mc[0])}-{fmt(mc[1])}"
+        mc_s = pmu_last_column(res, b, cfg)
         out.append(f"| {b} | {fmt(1000 * m(PIPE))} | {ps(PIPE)} | {ps(PIPE, 'floor') if b != 'floor-read' else ''} | "
                    f"{'' if b in ('floor', 'floor-read') else ps(PIPE, 'floor-read')} | "
                    f"{fmt(None if m(RING) is None else 1000 * m(RING))} | {ps(RING)} | {ov(PIPE)} | {ov(RING)} | "
@@ -408,7 +449,7 @@ def plots(d, res):
             made.append(plot(d, f"{name}: {u} per cgroup switch over no counting vs {tag}",
                              f"per-switch-{metric.split('_')[0]}-vs-{tag}.png", xlabel, logx, series,
                              f"{u} per cgroup switch over no counting"))
-        if metric == PIPE and len(d_axis) > 1:
+        if metric == PIPE and len(d_axis) > 1 and not res.sysreg():
             series = [(b, [(c[2], res.model_cycles(b, c)[1]) for c in d_axis
                            if res.model_cycles(b, c) is not None], b) for b in BACKENDS[1:]]
             made.append(plot(d, "model: PMU cycles per cgroup switch with hardware events (x86, high estimate)",
@@ -425,6 +466,24 @@ def plots(d, res):
         made.append(plot(d, "reading every cgroup vs G", "read-all-vs-G.png", "cgroups G (E = 2)", True,
                          series, f"{ku} per read of all G"))
     return [m for m in made if m]
+
+
+def pmu_note(meta, res):
+    """What the PMU columns are: a model (x86, software events) or counted
+    register accesses (arm64, hardware events)."""
+    if res.sysreg():
+        return ("Hardware events on QEMU's emulated PMUv3 (arm64 guest): the driver's work at each cgroup "
+                "switch (drivers/perf/arm_pmuv3.c, arm_pmu.c) is in the instructions, exactly; what a PMU "
+                "register access costs on silicon beyond its instruction (an MSR to a PMU register and the "
+                "ISB after it serialize the pipeline) is not. The PMU register columns count those "
+                "accesses: calls of the driver's register functions on cpu 0 during the pinned ping-pong "
+                "(ftrace) times the MSRs, MRSs and ISBs one call executes (bench/guest.sh PMU_REG_COST).")
+    return ("Software events in a QEMU TCG guest: a context switch costs what "
+            "it costs on the emulated CPU, and the PMU reprogramming that hardware events add is absent "
+            "from the measurements; the pmu add/del/read columns count the calls that would do it "
+            "(ftrace) and the last column models their cost on x86 (a model, not a measurement: "
+            f"{WRMSR_CYCLES[0]}-{WRMSR_CYCLES[1]} cycles per WRMSR, {RDPMC_CYCLES[0]}-{RDPMC_CYCLES[1]} "
+            "per RDPMC; pmu->add = 2 WRMSR, pmu->del = 1 WRMSR + 1 RDPMC, pmu->read = 1 RDPMC).")
 
 
 def clock_note(meta):
@@ -462,17 +521,16 @@ def main():
     u = unit(res)
     lines = [f"# bench results: {os.path.basename(os.path.normpath(d))}", ""]
     lines += [f"- {k}: {v}" for k, v in meta.items()]
-    lines += ["", clock_note(meta) + " Software events in a QEMU TCG guest: a context switch costs what "
-              "it costs on the emulated CPU, and the PMU reprogramming that hardware events add is absent "
-              "from the measurements; the pmu add/del/read columns count the calls that would do it "
-              "(ftrace) and the last column models their cost on x86 (a model, not a measurement: "
-              f"{WRMSR_CYCLES[0]}-{WRMSR_CYCLES[1]} cycles per WRMSR, {RDPMC_CYCLES[0]}-{RDPMC_CYCLES[1]} "
-              "per RDPMC; pmu->add = 2 WRMSR, pmu->del = 1 WRMSR + 1 RDPMC, pmu->read = 1 RDPMC).", ""]
+    lines += ["", clock_note(meta) + " " + pmu_note(meta, res), ""]
     lines += [f"## Targets (E = 2, the pipe's {u} per cgroup switch over no counting)", ""] + targets(res) + [""]
     lines += repeat_spread(res)
     for cfg in res.configs():
         lines += [f"## G = {cfg[0]}, E = {cfg[1]}, depth {cfg[2]}", "", "Workload under each backend:", ""]
         lines += workload_table(res, cfg) + [""]
+        dt = driver_table(res, cfg)
+        if len(dt) > 2:
+            lines += ["PMUv3 driver calls per cgroup switch (ftrace, cpu 0) and the register accesses they "
+                      "make:", ""] + dt + [""]
         lines += ["Session:", ""] + session_table(res, cfg) + [""]
         ct = cost_table(res, cfg)
         if len(ct) > 2:

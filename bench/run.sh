@@ -43,8 +43,12 @@ profile) timeout=1200 ;;
 cost) timeout=3600 ;;
 *) echo "bench/run.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
+# an arm64 guest (scripts/vm-run.sh: an image path naming arm64) sees
+# build/arm64/bench at build/bench: its smoke output goes elsewhere
+smoke_out=build/bench/smoke
+case $kernel in *arm64*) smoke_out=build/bench-arm64/smoke ;; esac
 if [ -z "$out" ]; then
-	[ "$mode" = smoke ] && out=build/bench/smoke || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
+	[ "$mode" = smoke ] && out=$smoke_out || out=bench/results/$(date -u +%Y%m%d-%H%M)-$mode
 fi
 mkdir -p "$out"
 # the patched tree the kernel was built from (scripts/build-kernel.sh)

@@ -42,6 +42,7 @@ kernel-debug: deps
 
 kernel-bench: deps
 	@scripts/build-kernel.sh bench
+kernel-arm64-bench: deps ; @scripts/build-kernel.sh --linux 7.3 --arch arm64 bench
 
 ## make check-7.3     the guest tests on the patched 7.3 kernel only (T=prefix picks)
 check-7.3: tests
