@@ -50,3 +50,4 @@ tools-install: tools
 	install -m 644 $(patsubst %,docs/man/%.1,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 GUEST_BINS += $(CGC_TOOL_BINS) $(CGC_ASAN_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat
+ARM64_BINS += $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED))

@@ -101,3 +101,4 @@ cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/cgcount.pc
 
 GUEST_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)
+ARM64_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)

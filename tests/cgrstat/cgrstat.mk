@@ -9,6 +9,7 @@ $(CGRSTAT_TEST_OUT)/cgrstat_test: tests/cgrstat/cgrstat_test.c $$(CGRSTAT_DIR)/c
 		$(CGTEST_LIB) $(CGRSTAT_LDLIBS) -o $@
 
 GUEST_BINS += $(CGRSTAT_TEST_OUT)/cgrstat_test
+ARM64_BINS += $(CGRSTAT_TEST_OUT)/cgrstat_test
 
 # the cgroup2 mount from lib/cgutil
 $(CGRSTAT_TEST_OUT)/vmscan_test: tests/cgrstat/vmscan_test.c $$(VMSCAN_OUT)/vmscan.skel.h $(LIBBPF_A) \
