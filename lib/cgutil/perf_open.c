@@ -34,6 +34,11 @@ const char *cgutil_perf_open_advice(int err)
 		return "permission denied: run as root (or with CAP_PERFMON) or lower "
 		       "kernel.perf_event_paranoid (sysctl -w kernel.perf_event_paranoid=-1)";
 	case ENOENT:
+		return "not supported by this kernel or cpu (a hardware event needs a PMU); "
+		       "a cgroup event: the cgroup has no perf_event state until a controller "
+		       "was once enabled in the root's cgroup.subtree_control (echo +pids > "
+		       "/sys/fs/cgroup/cgroup.subtree_control), or while perf_event is mounted "
+		       "as a cgroup v1 hierarchy";
 	case EOPNOTSUPP:
 		return "not supported by this kernel or cpu (a hardware event needs a PMU, "
 		       "a cgroup event CONFIG_CGROUP_PERF)";
