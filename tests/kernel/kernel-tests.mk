@@ -8,10 +8,11 @@
 #                                    cgroup library (tests/lib/tests-lib.mk)
 #   $(BUILD)/perf-selftests/*        tools/testing/selftests/perf_events,
 #                                    built out of tree against $(KHDR)
-# Listed in tests/vm-tests.d/20-perf-selftests.list and 30-kernel.list.
+# Listed in tests/vm-tests.d/20-perf-selftests.list, 30-kernel.list and
+# 31-cgroup-enoent.list.
 
 PCG_DIR   := tests/kernel
-PCG_NAMES := classic attach lifecycle descendants errors stress scale hotplug
+PCG_NAMES := classic attach lifecycle descendants errors stress scale hotplug enoent
 PCG_BINS  := $(addprefix $(BUILD)/bin/perf_cgroup_,$(PCG_NAMES))
 PCG_HDRS  = $(PCG_DIR)/pcg_lib.h $(PCG_DIR)/pcg_test.h $(PCG_DIR)/pcg_uapi.h $(CGTEST_HDRS)
 PCG_LIB_O := $(BUILD)/tests/kernel/pcg_lib.o
