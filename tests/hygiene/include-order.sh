@@ -30,12 +30,12 @@ mapfile -t frags < <(git ls-files '*.mk' | grep -E '^[^/]+/([^/]+/)?[^/]+\.mk$' 
 # shellcheck disable=SC2016 # make's $(sort ...), not the shell's
 include_line=$(grep -n '^include \$(sort ' Makefile | cut -d: -f1)
 
-# The lists whose word order is the include order: GUEST_BINS, HOST_TESTS,
+# The lists whose word order is the include order: GUEST_BINS, HOST_TESTS, ARM64_BINS,
 # .PHONY, the `tests` rule, `make help`'s command (-n prints it, with every
 # makefile read). SORT_WORDS sorts their words.
 SORT_WORDS='
 import re, sys
-LIST = re.compile(r"^((?:GUEST_BINS|HOST_TESTS) :?= |(?:\.PHONY|tests):|sed -n .s/\^## //p. )(.*)$")
+LIST = re.compile(r"^((?:GUEST_BINS|HOST_TESTS|ARM64_BINS) :?= |(?:\.PHONY|tests):|sed -n .s/\^## //p. )(.*)$")
 for line in sys.stdin:
     m = LIST.match(line)
     sys.stdout.write(m.group(1) + " ".join(sorted(m.group(2).split())) + "\n" if m else line)

@@ -143,9 +143,10 @@ def build_path_ok(path, targets, code_text, must_be_target=False):
     if must_be_target or (len(parts) >= 3 and parts[1] == "bin"):
         return path in targets or any(fnmatch.fnmatch(path, t.replace("%", "*"))
                                       for t in targets if "%" in t)
-    # kbuild-7.3, bzImage-7.3-bench: the code makes kbuild$(SUFFIX) and
-    # bzImage$(SUFFIX)-bench for each kernel version
-    name = re.sub(r"-\d+(\.\d+)*(?=-|$)", "", parts[1].rstrip("*")) if len(parts) > 1 else ""
+    # kbuild-7.3, bzImage-7.3-bench, Image-7.3-arm64: the code makes
+    # kbuild$(SUFFIX) and bzImage$(SUFFIX)-bench for each kernel version
+    # and architecture
+    name = re.sub(r"-(\d+(\.\d+)*|arm64)(?=-|$)", "", parts[1].rstrip("*")) if len(parts) > 1 else ""
     return not name or made_by_code(name, code_text)
 
 
