@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hardware events per cgroup through libcgcount (lib/cgcount/cgcount.h), on
+ * the arm64 guests (QEMU's virt machine, PMUv3: 6 general counters and the
+ * cycle counter; instruction-exact, -icount shift=0: the guest clock
+ * advances 1 ns per guest instruction and the cycle counter follows it),
+ * on each backend, against truths that do not come from the library:
+ *
+ *   - instructions:u of a cgroup is the number of user-mode instructions
+ *     its tasks retired: a child stopped before a loop of 2 instructions
+ *     per iteration (stop_loop_exit()) is moved into the cgroup, continued,
+ *     runs N iterations and exits.  Counted: 2N + LOOP_EXTRA, exactly.
+ *   - cycles of a cgroup is the virtual time its tasks ran: its cpu-clock.
+ *   - multiplexed events, scaled by enabled / running, read the same truth.
+ *
+ * One vcpu: QEMU (7.2) derives each vcpu's instruction counter from the
+ * global instruction count, so under single-threaded TCG a vcpu's counter
+ * also counts what the other vcpus ran while it was counting (on two vcpus,
+ * 163,011 of 4.56e9 instructions:u came from the idle vcpu's wakeups).
+ *
+ * HW_BACKENDS (default "events,shared,rstat") names the backends the kernel
+ * must offer: the others are skipped (Debian's kernels lack shared, and
+ * rstat's fentry programs attach on arm64 from Linux 6.4 on).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "cgtest.h"
+#include "cgcount.h"
+
+#ifndef __aarch64__
+#error "the hardware-event tests count aarch64 instructions"
+#endif
+
+/*
+ * The user-mode instructions a loop child retires besides 2 per iteration:
+ * "mov x0, x2" after the stopping syscall returns, then "mov x8" and the
+ * exit svc.  Measured on one vcpu, every arm64 kernel and backend, for
+ * 1e6 to 2.3e9 iterations: exactly 3.
+ */
+#define LOOP_EXTRA	3
+#define MAX_VALUES	8	/* the rstat backend counts at most 8 events */
+#define MUX_EVENTS	8	/* > the 6 general counters instructions can use */
+
+/* The library's last warning, caught by its print callback. */
+static char last_msg[1024];
+
+static int catch_print(enum cgcount_print_level level, const char *fmt, va_list ap)
+{
+	if (level == CGCOUNT_WARN)
+		vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
+	return 0;
+}
+
+__attribute__((constructor)) static void catch_messages(void)
+{
+	cgcount_set_print(catch_print);
+}
+
+/* kill(getpid(), SIGSTOP); once continued, n loop iterations; exit_group(0) */
+static void __attribute__((noreturn)) stop_loop_exit(uint64_t n)
+{
+	register uint64_t x0 __asm__("x0") = (uint64_t)getpid();
+	register uint64_t x1 __asm__("x1") = SIGSTOP;
+	register uint64_t x2 __asm__("x2") = n;
+	register uint64_t x8 __asm__("x8") = __NR_kill;
+
+	__asm__ volatile(
+		"svc	#0\n\t"
+		"mov	x0, x2\n"
+		"1:\n\t"
+		"subs	x0, x0, #1\n\t"
+		"b.ne	1b\n\t"
+		"mov	x8, %[exit_group]\n\t"
+		"svc	#0\n"
+		: "+r"(x0), "+r"(x8)
+		: "r"(x1), "r"(x2), [exit_group] "i"(__NR_exit_group)
+		: "cc", "memory");
+	__builtin_unreachable();
+}
+
+/* Run n loop iterations in a child of cgroup cg; 0 once it exited 0. */
+static int run_loop_in(const char *cg, uint64_t n)
+{
+	int status, ret;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		stop_loop_exit(n);
+	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return -ECHILD;
+	}
+	ret = cgtest_move(cg, pid);
+	kill(pid, ret ? SIGKILL : SIGCONT);
+	return ret ? ret : cgtest_wait(pid);
+}
+
+/* The counts are exact on one vcpu only (see the top of this file). */
+static void require_one_cpu(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(1, sysconf(_SC_NPROCESSORS_ONLN))
+		TH_LOG("run on one vcpu: another vcpu's instructions count too");
+}
+
+/* Is backend b among those HW_BACKENDS says this kernel has? */
+static bool backend_expected(enum cgcount_backend b)
+{
+	const char *list = getenv("HW_BACKENDS");
+	const char *name = cgcount_backend_name(b);
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!list)
+		return true;
+	for (p = list; (p = strstr(p, name)); p += len)
+		if ((p == list || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+	return false;
+}
+
+static struct cgcount *open_backend(enum cgcount_backend b, const char *events)
+{
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = b);
+
+	last_msg[0] = '\0';
+	return cgcount_open(events, &opts);
+}
+
+FIXTURE(hw) {
+	struct cgcount *s;
+	char root[CGTEST_PATH_MAX], a[CGTEST_PATH_MAX], b[CGTEST_PATH_MAX];
+	char c[CGTEST_PATH_MAX], idle[CGTEST_PATH_MAX];
+};
+
+FIXTURE_VARIANT(hw) {
+	enum cgcount_backend backend;
+};
+
+FIXTURE_VARIANT_ADD(hw, events) { .backend = CGCOUNT_EVENTS };
+FIXTURE_VARIANT_ADD(hw, shared) { .backend = CGCOUNT_SHARED };
+FIXTURE_VARIANT_ADD(hw, rstat) { .backend = CGCOUNT_RSTAT };
+
+/* a, a/b, a/c, idle below a private test root; each test opens its session */
+FIXTURE_SETUP(hw)
+{
+	if (!backend_expected(variant->backend))
+		SKIP(return, "%s: not in HW_BACKENDS", cgcount_backend_name(variant->backend));
+	require_one_cpu(_metadata);
+	ASSERT_EQ(0, cgtest_create_test_root(self->root, "hw"));
+	ASSERT_EQ(0, cgtest_create(self->a, self->root, "a"));
+	ASSERT_EQ(0, cgtest_create(self->b, self->a, "b"));
+	ASSERT_EQ(0, cgtest_create(self->c, self->a, "c"));
+	ASSERT_EQ(0, cgtest_create(self->idle, self->root, "idle"));
+}
+
+FIXTURE_TEARDOWN(hw)
+{
+	cgcount_close(self->s);
+	if (self->root[0])
+		cgtest_destroy_tree(self->root);
+}
+
+static void open_session(struct __test_metadata *_metadata, FIXTURE_DATA(hw) *self,
+			 enum cgcount_backend b, const char *events)
+{
+	self->s = open_backend(b, events);
+	ASSERT_NE(NULL, self->s) TH_LOG("%s", last_msg);
+	ASSERT_EQ(b, cgcount_backend(self->s));
+}
+
+static void add(struct __test_metadata *_metadata, struct cgcount *s, const char *cg)
+{
+	ASSERT_EQ(0, cgcount_add_path(s, cg)) TH_LOG("%s: %s", cg, last_msg);
+}
+
+static void read_cg(struct __test_metadata *_metadata, struct cgcount *s, const char *cg,
+		    struct cgcount_value *v)
+{
+	ASSERT_EQ(0, cgcount_read_path(s, cg, v, MAX_VALUES)) TH_LOG("%s: %s", cg, last_msg);
+}
+
+static void expect_loop_count(struct __test_metadata *_metadata, const char *what,
+			      uint64_t counted, uint64_t iterations)
+{
+	EXPECT_EQ(2 * iterations + LOOP_EXTRA, counted)
+		TH_LOG("%s: instructions:u %" PRIu64 " for %" PRIu64 " iterations (2N%+" PRId64 ")",
+		       what, counted, iterations, (int64_t)(counted - 2 * iterations));
+}
+
+/*
+ * The virtual clock advances 1 ns per guest instruction and the cycle
+ * counter with it: a cgroup's cycles are its tasks' run time in ns.  They
+ * differ by what runs between the two reads at each cgroup switch (a few
+ * hundred instructions of the switch path) and by the clock's granularity
+ * (the generic timer's 16 ns at 62.5 MHz).  cycles - cpu-clock measured on
+ * 6.1, 6.12 and 7.3: -1 to -25 us for 6-12 ms of loops (events backend
+ * -6 to -25 us, shared -0.1 to -0.3 us, rstat -1 to -12 ns), -49 to -117
+ * us for 4.57 s (25 ppm).  0.5 % + 50 us bounds it with a margin of 4 and
+ * more.
+ */
+#define CYCLES_SLACK_NS		50000
+#define CYCLES_SLACK_PCT	0.5
+
+static void expect_cycles_match_clock(struct __test_metadata *_metadata, const char *what,
+				      const struct cgcount_value *cycles,
+				      const struct cgcount_value *clock)
+{
+	double diff = (double)cycles->value - (double)clock->value;
+	double bound = CYCLES_SLACK_NS + clock->value * CYCLES_SLACK_PCT / 100;
+
+	EXPECT_LT(0, clock->value);
+	EXPECT_GE(bound, diff < 0 ? -diff : diff)
+		TH_LOG("%s: cycles %" PRIu64 ", cpu-clock %" PRIu64 " ns (%+.0f)", what,
+		       cycles->value, clock->value, diff);
+	TH_LOG("%s: cycles - cpu-clock = %+.0f", what, diff);
+}
+
+#define EV_INSN		0
+#define EV_CYCLES	1
+#define EV_CLOCK	2
+
+/*
+ * Exact instructions:u per cgroup, the parent's the sum of its own tasks'
+ * and its children's; cycles the cgroup's cpu-clock; a counted cgroup
+ * where nothing ran reads as not counted (running 0, scaled 0).
+ */
+TEST_F(hw, instructions_exact_parent_sums_children)
+{
+	const uint64_t n_a = 1000000, n_b = 3000000, n_c = 2000000;
+	struct cgcount_value va[MAX_VALUES], vb[MAX_VALUES], vc[MAX_VALUES], vi[MAX_VALUES];
+	int e;
+
+	open_session(_metadata, self, variant->backend, "instructions:u,cycles,cpu-clock");
+	add(_metadata, self->s, self->a);
+	add(_metadata, self->s, self->b);
+	add(_metadata, self->s, self->c);
+	add(_metadata, self->s, self->idle);
+	ASSERT_EQ(0, run_loop_in(self->a, n_a));
+	ASSERT_EQ(0, run_loop_in(self->b, n_b));
+	ASSERT_EQ(0, run_loop_in(self->c, n_c));
+	read_cg(_metadata, self->s, self->a, va);
+	read_cg(_metadata, self->s, self->b, vb);
+	read_cg(_metadata, self->s, self->c, vc);
+	read_cg(_metadata, self->s, self->idle, vi);
+
+	expect_loop_count(_metadata, "a/b", vb[EV_INSN].value, n_b);
+	expect_loop_count(_metadata, "a/c", vc[EV_INSN].value, n_c);
+	/* a's own task, then a == own + b + c, exactly */
+	expect_loop_count(_metadata, "a without a/b and a/c",
+			  va[EV_INSN].value - vb[EV_INSN].value - vc[EV_INSN].value, n_a);
+	expect_cycles_match_clock(_metadata, "a/b", &vb[EV_CYCLES], &vb[EV_CLOCK]);
+	expect_cycles_match_clock(_metadata, "a/c", &vc[EV_CYCLES], &vc[EV_CLOCK]);
+	expect_cycles_match_clock(_metadata, "a", &va[EV_CYCLES], &va[EV_CLOCK]);
+	/* two hardware events, fewer than the counters: never multiplexed */
+	EXPECT_EQ(vb[EV_INSN].enabled, vb[EV_INSN].running);
+	EXPECT_EQ(vb[EV_CYCLES].enabled, vb[EV_CYCLES].running);
+	for (e = 0; e < 3; e++) {
+		EXPECT_EQ(0, vi[e].value);
+		EXPECT_EQ(0, vi[e].running);
+		EXPECT_EQ(0, cgcount_scaled(&vi[e]));
+	}
+}
+
+/*
+ * More instructions:u events than the general counters: each is
+ * multiplexed (running < enabled), and scaled by enabled / running reads
+ * the loop's 2N within 5 %.  N = 100,000,000: 200 ms of guest time, about
+ * 50 rotations at the PMU's 4 ms perf_event_mux_interval_ms.
+ */
+TEST_F(hw, multiplexed_events_scale_to_the_truth)
+{
+	const uint64_t n = 100000000;
+	struct cgcount_value vb[MAX_VALUES], va[MAX_VALUES];
+	char events[MUX_EVENTS * sizeof("instructions:u,")] = "";
+	int e;
+
+	for (e = 0; e < MUX_EVENTS; e++)
+		strcat(strcat(events, e ? "," : ""), "instructions:u");
+	open_session(_metadata, self, variant->backend, events);
+	add(_metadata, self->s, self->a);
+	add(_metadata, self->s, self->b);
+	ASSERT_EQ(0, run_loop_in(self->b, n));
+	read_cg(_metadata, self->s, self->b, vb);
+	read_cg(_metadata, self->s, self->a, va);
+	for (e = 0; e < MUX_EVENTS; e++) {
+		TH_LOG("event %d: %" PRIu64 " running %" PRIu64 " of %" PRIu64 " ns, scaled %.0f",
+		       e, vb[e].value, vb[e].running, vb[e].enabled, cgcount_scaled(&vb[e]));
+		EXPECT_LT(0, vb[e].running);
+		EXPECT_GT(vb[e].enabled, vb[e].running);
+		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&vb[e]), 2.0 * n, 5))
+			TH_LOG("a/b event %d scaled %.0f, truth %" PRIu64,
+			       e, cgcount_scaled(&vb[e]), 2 * n);
+		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&va[e]), 2.0 * n, 5))
+			TH_LOG("a event %d scaled %.0f, truth %" PRIu64,
+			       e, cgcount_scaled(&va[e]), 2 * n);
+	}
+}
+
+/*
+ * libcgcount has no group syntax: "{cycles,instructions}" is refused as
+ * an unknown event, never counted as two ungrouped events.
+ */
+TEST_F(hw, group_syntax_is_refused)
+{
+	self->s = open_backend(variant->backend, "{cycles,instructions}");
+	EXPECT_EQ(NULL, self->s);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_NE(NULL, strstr(last_msg, "unknown event '{cycles'")) TH_LOG("%s", last_msg);
+}
+
+/*
+ * Counting across 2^32.  QEMU's -cpu max implements PMUv3p5: the driver
+ * sets PMCR_EL0.LP and the event counters are 64 bits wide (a group of four
+ * config1 "long" events counts, which chained in pairs would need 8 of the
+ * 6 counters).  An event without "long" is still 32 bits wide for the
+ * driver (arm_pmu_event_max_period()): it biases the counter's upper half
+ * so that it overflows after 2^32 (armv8pmu_bias_long_counter()), and
+ * reprograms it at each overflow interrupt, every 2^31 counts (the half
+ * period), accumulating into the event's 64-bit count.  4.56e9
+ * instructions cross 2^32 and take two such interrupts per counter; the
+ * counts stay exact.  Every backend the kernel has counts the same run at
+ * once (3 instruction counters, no multiplexing): the guest runs the loop
+ * once (15 s of host time).
+ */
+TEST(overflow_counts_exactly_across_2_32)
+{
+	static const enum cgcount_backend backends[] = {
+		CGCOUNT_EVENTS, CGCOUNT_SHARED, CGCOUNT_RSTAT,
+	};
+	const uint64_t n = (1ULL << 31) + (1ULL << 27);
+	struct cgcount *s[3] = { NULL };
+	struct cgcount_value v[MAX_VALUES];
+	char root[CGTEST_PATH_MAX], cg[CGTEST_PATH_MAX];
+	size_t i;
+
+	require_one_cpu(_metadata);
+	ASSERT_EQ(0, cgtest_create_test_root(root, "hw-wrap"));
+	ASSERT_EQ(0, cgtest_create(cg, root, "loop"));
+	for (i = 0; i < 3; i++) {
+		if (!backend_expected(backends[i]))
+			continue;
+		s[i] = open_backend(backends[i], "instructions:u,cycles,cpu-clock");
+		ASSERT_NE(NULL, s[i]) TH_LOG("%s", last_msg);
+		add(_metadata, s[i], cg);
+	}
+	ASSERT_EQ(0, run_loop_in(cg, n));
+	for (i = 0; i < 3; i++) {
+		if (!s[i])
+			continue;
+		read_cg(_metadata, s[i], cg, v);
+		TH_LOG("%s: instructions:u %" PRIu64 " cycles %" PRIu64 " cpu-clock %" PRIu64,
+		       cgcount_backend_name(backends[i]), v[EV_INSN].value,
+		       v[EV_CYCLES].value, v[EV_CLOCK].value);
+		expect_loop_count(_metadata, cgcount_backend_name(backends[i]),
+				  v[EV_INSN].value, n);
+		expect_cycles_match_clock(_metadata, cgcount_backend_name(backends[i]),
+					  &v[EV_CYCLES], &v[EV_CLOCK]);
+		cgcount_close(s[i]);
+	}
+	cgtest_destroy_tree(root);
+}
+
+TEST_HARNESS_MAIN
