@@ -122,10 +122,11 @@ else
 	[ ${#MATRIX[@]} -gt 0 ] || { echo "check: no kernel named $KERNELS in $KERNELS_LIST" >&2; exit 2; }
 fi
 read -r FIRST_NAME _ <<<"${MATRIX[0]}"
-declare -A IMAGE
+declare -A IMAGE TEST_SETS
 for line in "${MATRIX[@]}"; do
 	read -r name image set <<<"$line"
 	IMAGE[$name]=$image
+	TEST_SETS[$name]=$set
 done
 
 # select_tests NAME SET PREFIX...: the selected tests of SET (all, no-patch)
@@ -177,9 +178,10 @@ done
 run_guest() {
 	local id=$1 kernel=$2 name=$3 quiet=${4:-} env=
 	[ "$name" = - ] || env="KERNEL_NAME=$name"
+	# the guest's runner keeps the tests of the kernel's set (hw: only hw tests)
 	VM_TCG_THREAD=single scripts/vm-run.sh --kernel "$kernel" --cpus "${VCPUS:-$GUEST_CPUS}" \
 		--timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
-		${env:+"$env"} GUEST_TCG=single VM_TESTS_DIR="$OUT/guest$id" \
+		${env:+"$env"} TEST_SET="${TEST_SETS[$name]:-all}" GUEST_TCG=single VM_TESTS_DIR="$OUT/guest$id" \
 		scripts/run-tests.sh 2>"$OUT/vm$id-run.err"
 	echo $? >"$OUT/guest$id.rc"
 }
