@@ -6,7 +6,7 @@ HW_TEST_OUT := $(BUILD)/tests/hw
 HW_TEST_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare -isystem $(KHDR) -I$(KSELFTEST_INC) -I$(CGC_DIR) $(CGTEST_CFLAGS)
 
 # the test library calls cgutil, whose copy inside libcgcount.a is local: link it again
-$(HW_TEST_OUT)/hw_cgcount_test: tests/hw/hw_cgcount_test.c $(CGTEST_HDRS) $$(CGC_DIR)/cgcount.h \
+$(HW_TEST_OUT)/hw_cgcount_test: tests/hw/hw_cgcount_test.c $$(CGTEST_HDRS) $$(CGC_DIR)/cgcount.h \
 		$$(CGTEST_LIB) $$(CGC_LIB_A) $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(HW_TEST_CFLAGS) $< $(CGTEST_LIB) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) -o $@

@@ -255,8 +255,13 @@ TEST_F(hw, instructions_exact_parent_sums_children)
 	read_cg(_metadata, self->s, self->a, va);
 	read_cg(_metadata, self->s, self->b, vb);
 	read_cg(_metadata, self->s, self->c, vc);
-	read_cg(_metadata, self->s, self->idle, vi);
 
+	/* reading disturbs nothing: nothing ran since, the same counts */
+	read_cg(_metadata, self->s, self->b, vi);
+	EXPECT_EQ(0, memcmp(vb, vi, 3 * sizeof(vb[0])))
+		TH_LOG("a/b read twice: instructions:u %" PRIu64 ", then %" PRIu64,
+		       vb[EV_INSN].value, vi[EV_INSN].value);
+	read_cg(_metadata, self->s, self->idle, vi);
 	expect_loop_count(_metadata, "a/b", vb[EV_INSN].value, n_b);
 	expect_loop_count(_metadata, "a/c", vc[EV_INSN].value, n_c);
 	/* a's own task, then a == own + b + c, exactly */
@@ -332,9 +337,11 @@ TEST_F(hw, group_syntax_is_refused)
  * reprograms it at each overflow interrupt, every 2^31 counts (the half
  * period), accumulating into the event's 64-bit count.  4.56e9
  * instructions cross 2^32 and take two such interrupts per counter; the
- * counts stay exact.  Every backend the kernel has counts the same run at
- * once (3 instruction counters, no multiplexing): the guest runs the loop
- * once (15 s of host time).
+ * counts stay exact.  (QEMU's -cpu cortex-a72, a PMUv3 without v3p5,
+ * has 32-bit counters, where "long" events chain pairs of counters: this
+ * test passes there too.)  Every backend the kernel has counts the same run
+ * at once (3 instruction counters, no multiplexing): the guest runs the
+ * loop once (15 s of host time).
  */
 TEST(overflow_counts_exactly_across_2_32)
 {
