@@ -7,9 +7,9 @@
  * on each backend, against truths that do not come from the library:
  *
  *   - instructions:u of a cgroup is the number of user-mode instructions
- *     its tasks retired: a child stopped before a loop of 2 instructions
- *     per iteration (stop_loop_exit()) is moved into the cgroup, continued,
- *     runs N iterations and exits.  Counted: 2N + LOOP_EXTRA, exactly.
+ *     its tasks retired: hw-loop, stopped before a loop of 2 instructions
+ *     per iteration, is moved into the cgroup, continued, runs N iterations
+ *     and exits.  Counted: 2N + LOOP_EXTRA, exactly.
  *   - cycles of a cgroup is the virtual time its tasks ran: its cpu-clock.
  *   - multiplexed events, scaled by enabled / running, read the same truth.
  *
@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,14 +37,10 @@
 #include "cgtest.h"
 #include "cgcount.h"
 
-#ifndef __aarch64__
-#error "the hardware-event tests count aarch64 instructions"
-#endif
-
 /*
- * The user-mode instructions a loop child retires besides 2 per iteration:
- * "mov x0, x2" after the stopping syscall returns, then "mov x8" and the
- * exit svc.  Measured on one vcpu, every arm64 kernel and backend, for
+ * The user-mode instructions hw-loop retires besides 2 per iteration once
+ * continued: "mov x0, x2" after the stopping syscall returns, then "mov x8"
+ * and the exit svc.  Measured on one vcpu, every arm64 kernel and backend, for
  * 1e6 to 2.3e9 iterations: exactly 3.
  */
 #define LOOP_EXTRA	3
@@ -67,41 +62,30 @@ __attribute__((constructor)) static void catch_messages(void)
 	cgcount_set_print(catch_print);
 }
 
-/* kill(getpid(), SIGSTOP); once continued, n loop iterations; exit_group(0) */
-static void __attribute__((noreturn)) stop_loop_exit(uint64_t n)
-{
-	register uint64_t x0 __asm__("x0") = (uint64_t)getpid();
-	register uint64_t x1 __asm__("x1") = SIGSTOP;
-	register uint64_t x2 __asm__("x2") = n;
-	register uint64_t x8 __asm__("x8") = __NR_kill;
-
-	__asm__ volatile(
-		"svc	#0\n\t"
-		"mov	x0, x2\n"
-		"1:\n\t"
-		"subs	x0, x0, #1\n\t"
-		"b.ne	1b\n\t"
-		"mov	x8, %[exit_group]\n\t"
-		"svc	#0\n"
-		: "+r"(x0), "+r"(x8)
-		: "r"(x1), "r"(x2), [exit_group] "i"(__NR_exit_group)
-		: "cc", "memory");
-	__builtin_unreachable();
-}
-
-/* Run n loop iterations in a child of cgroup cg; 0 once it exited 0. */
+/*
+ * Run n loop iterations in a child of cgroup cg: hw-loop (tests/perf/hw-loop.c,
+ * build/bin, $HW_LOOP to name another) stops itself, is moved, continued,
+ * loops and exits.  0 once it exited 0.
+ */
 static int run_loop_in(const char *cg, uint64_t n)
 {
+	const char *loop = getenv("HW_LOOP") ? getenv("HW_LOOP") : "build/bin/hw-loop";
+	char iterations[32];
 	int status, ret;
-	pid_t pid = fork();
+	pid_t pid;
 
+	snprintf(iterations, sizeof(iterations), "%" PRIu64, n);
+	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid == 0)
-		stop_loop_exit(n);
+	if (pid == 0) {
+		execl(loop, loop, iterations, (char *)NULL);
+		_exit(127);
+	}
 	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status)) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
+		fprintf(stderr, "%s did not stop itself (status %#x)\n", loop, status);
 		return -ECHILD;
 	}
 	ret = cgtest_move(cg, pid);
