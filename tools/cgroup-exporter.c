@@ -11,9 +11,18 @@
  *
  * Counts are raw (not scaled for multiplexing: a scaled estimate can fall
  * between two scrapes, which rate() would take for a counter reset); the
- * ratio gauge (running / enabled time) lets a query scale them.  Each
- * connection has its own thread with a read and write time-out, so an idle
- * client delays no scrape.  Uses libcgcount (lib/cgcount/cgcount.h).
+ * ratio gauge (running / enabled time) lets a query scale them.
+ *
+ * libmicrohttpd serves HTTP: one thread polls every connection, so slow or
+ * idle clients delay no scrape.  Each request has a deadline as a whole
+ * (REQUEST_DEADLINE_SECONDS from the connection's opening or its previous
+ * answer; libmicrohttpd's own time-out restarts with every byte), one
+ * address holds at most MAX_CONNECTIONS_PER_ADDRESS connections, all
+ * addresses MAX_CONNECTIONS.  The main thread accepts on every listener and
+ * hands the connections over: libmicrohttpd's accept() busy-waits when it
+ * runs out of descriptors with no connection open (the counters hold most
+ * of them), accept_loop() rests instead.  Uses libcgcount
+ * (lib/cgcount/cgcount.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +30,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <getopt.h>
+#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -29,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -38,9 +49,13 @@
 
 #define PROG "cgroup-exporter"
 #define DEFAULT_EVENTS "cpu-clock,context-switches"
-#define MAX_CONNECTIONS 64
-#define IO_TIMEOUT_SECONDS 10
-#define MAX_LISTENERS 8
+#define DEFAULT_LISTEN ":9464"
+#define MAX_LISTENERS 8			/* --web.listen-address flags */
+#define MAX_CONNECTIONS 256		/* open at once, all clients */
+#define MAX_CONNECTIONS_PER_ADDRESS 16	/* open at once, one client address */
+#define REQUEST_DEADLINE_SECONDS 10	/* a request in and its answer out */
+#define DEADLINE_CHECK_MS 250		/* how late a deadline may be enforced */
+#define ACCEPT_PAUSE_MS 100		/* out of descriptors: try accept() again after */
 
 enum {
 	OPT_LISTEN = CGTOOL_OPT_FIRST_PRIVATE,
@@ -51,7 +66,8 @@ enum {
 
 struct options {
 	struct cgtool tool;
-	const char *listen;		/* [host]:port */
+	const char *listen[MAX_LISTENERS];	/* [host]:port */
+	int nr_listen;
 	const char *path;		/* the metrics path */
 	const char *textfile;		/* one-shot mode: write here and exit */
 	double textfile_interval;
@@ -64,20 +80,26 @@ struct text {
 	int failed;
 };
 
-/* What every connection thread needs. */
+/* The deadline of an open connection's current request. */
+struct deadline {
+	int fd;
+	int cut;			/* shut down */
+	double at;			/* now_seconds() */
+	struct deadline *prev, *next;
+};
+
 struct server {
 	struct cgcount *s;
 	const struct options *o;
-	pthread_mutex_t lock;		/* the fields below, and one scrape at a time */
-	pthread_mutex_t scrape_lock;
-	pthread_cond_t idle;		/* nr_conns fell to 0 */
-	int nr_conns;
-	int conns[MAX_CONNECTIONS];	/* open connection fds, -1 when free */
-};
-
-struct conn_arg {
-	struct server *srv;
-	int slot;
+	struct MHD_Daemon *daemon;
+	int listeners[MAX_LISTENERS];
+	int nr_listeners;
+	char landing_page[1400];
+	pthread_mutex_t scrape_lock;	/* one scrape at a time */
+	pthread_mutex_t lock;		/* the fields below */
+	struct deadline *first, *last;
+	int accept_paused;		/* out of descriptors */
+	int closed_fd;			/* an eventfd: a connection closed while paused */
 };
 
 static const char *usage_text =
@@ -86,7 +108,8 @@ static const char *usage_text =
 	"\n"
 	"      --web.listen-address=[HOST]:PORT\n"
 	"                       where to listen (default :9464: every address,\n"
-	"                       IPv6 and IPv4; [::1]:9464 or 127.0.0.1:9464: loopback)\n"
+	"                       IPv6 and IPv4; [::1]:9464 or 127.0.0.1:9464: loopback);\n"
+	"                       repeat it to listen on several (up to 8)\n"
 	"      --web.telemetry-path=PATH\n"
 	"                       the path of the metrics (default /metrics)\n"
 	"      --textfile=FILE  count for --textfile.interval seconds, write the\n"
@@ -144,7 +167,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	char host[256];
 	int c, r;
 
-	*o = (struct options){ .listen = ":9464", .path = "/metrics", .textfile_interval = 1 };
+	*o = (struct options){ .path = "/metrics", .textfile_interval = 1 };
 	cgtool_init(&o->tool, PROG, DEFAULT_EVENTS);
 	while ((c = getopt_long(argc, argv, "e:r:h", longopts, NULL)) != -1) {
 		r = cgtool_parse_option(&o->tool, c, optarg);
@@ -162,7 +185,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (split_address(optarg, host, sizeof(host), &port))
 				return cli_usage_error(PROG, "--web.listen-address: expected [HOST]:PORT, [IPV6]:PORT or :PORT, not '%s'",
 						       optarg);
-			o->listen = optarg;
+			if (o->nr_listen == MAX_LISTENERS)
+				return cli_usage_error(PROG, "--web.listen-address: at most %d",
+						       MAX_LISTENERS);
+			o->listen[o->nr_listen++] = optarg;
 			break;
 		case OPT_PATH:
 			if (optarg[0] != '/')
@@ -185,6 +211,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
 	if (cgtool_check_options(&o->tool))
 		return CLI_EXIT_USAGE;
+	if (!o->nr_listen)
+		o->listen[o->nr_listen++] = DEFAULT_LISTEN;
 	return 0;
 }
 
@@ -373,51 +401,35 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-static void respond(int fd, const char *status, const char *type, const char *body,
-		    size_t len)
+/* Queue @body (freed by libmicrohttpd when @mode is MHD_RESPMEM_MUST_FREE). */
+static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status,
+			       const char *type, char *body, size_t len,
+			       enum MHD_ResponseMemoryMode mode)
 {
-	char head[256];
-	int n = snprintf(head, sizeof(head), "HTTP/1.1 %s\r\nContent-Type: %s\r\n"
-			 "Content-Length: %zu\r\nConnection: close\r\n\r\n", status, type, len);
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+	enum MHD_Result ret;
 
-	if (!write_all(fd, head, n))
-		write_all(fd, body, len);
-}
-
-static void respond_text(int fd, const char *status, const char *body)
-{
-	respond(fd, status, "text/plain; charset=utf-8", body, strlen(body));
-}
-
-/* Read the request head (up to the blank line): its method and path. */
-static int read_request(int fd, char *method, char *path)
-{
-	char buf[8192];
-	size_t used = 0;
-	ssize_t n;
-
-	while (used + 1 < sizeof(buf)) {
-		n = read(fd, buf + used, sizeof(buf) - 1 - used);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)	/* closed, or idle past the time-out */
-			return -1;
-		used += n;
-		buf[used] = '\0';
-		if (strstr(buf, "\r\n\r\n") || strstr(buf, "\n\n"))
-			break;
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
 	}
-	return sscanf(buf, "%15s %1023s", method, path) == 2 ? 0 : -1;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
 }
 
-static int is_path(const char *request, const char *path)
+static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned int status,
+				    const char *body)
 {
-	size_t len = strlen(path);
-
-	return !strncmp(request, path, len) && (request[len] == '\0' || request[len] == '?');
+	return respond(conn, status, "text/plain; charset=utf-8", (char *)body, strlen(body),
+		       MHD_RESPMEM_PERSISTENT);
 }
 
-static void serve_metrics(int fd, struct server *srv)
+static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct server *srv)
 {
 	char *body;
 	size_t len;
@@ -425,117 +437,113 @@ static void serve_metrics(int fd, struct server *srv)
 	pthread_mutex_lock(&srv->scrape_lock);
 	body = render_metrics(srv->s, &srv->o->tool, &len);
 	pthread_mutex_unlock(&srv->scrape_lock);
-	if (!body) {
-		respond_text(fd, "500 Internal Server Error", "reading the counts failed\n");
-		return;
-	}
-	respond(fd, "200 OK", "text/plain; version=0.0.4; charset=utf-8", body, len);
-	free(body);
+	if (!body)
+		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				    "reading the counts failed\n");
+	return respond(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len,
+		       MHD_RESPMEM_MUST_FREE);
 }
 
-static void serve_one(int fd, struct server *srv)
+/* libmicrohttpd's request handler: GET and HEAD (its headers without the
+ * body) of the metrics and of / (a link to them), 404 elsewhere, 405 for
+ * other methods.  Called once the request head is in: no body is read. */
+static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
+				      const char *method, const char *version,
+				      const char *upload_data, size_t *upload_data_size,
+				      void **request_context)
 {
-	char method[16], path[1024], page[1400];
+	struct server *srv = cls;
 
-	if (read_request(fd, method, path)) {
-		respond_text(fd, "400 Bad Request", "bad request\n");
-		return;
-	}
-	if (strcmp(method, "GET")) {
-		respond_text(fd, "405 Method Not Allowed", "GET only\n");
-		return;
-	}
-	if (is_path(path, srv->o->path)) {
-		serve_metrics(fd, srv);
-	} else if (is_path(path, "/")) {
-		snprintf(page, sizeof(page), "<html><head><title>cgroup-exporter</title></head>"
-			 "<body><h1>cgroup-exporter</h1><p><a href=\"%s\">Metrics</a></p>"
-			 "</body></html>\n", srv->o->path);
-		respond(fd, "200 OK", "text/html; charset=utf-8", page, strlen(page));
-	} else {
-		respond_text(fd, "404 Not Found", "not found: the metrics are at the telemetry path\n");
-	}
+	(void)version;
+	(void)upload_data;
+	(void)upload_data_size;
+	(void)request_context;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+	if (!strcmp(url, srv->o->path))
+		return serve_metrics(conn, srv);
+	if (!strcmp(url, "/"))
+		return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", srv->landing_page,
+			       strlen(srv->landing_page), MHD_RESPMEM_PERSISTENT);
+	return respond_text(conn, MHD_HTTP_NOT_FOUND,
+			    "not found: the metrics are at the telemetry path\n");
 }
 
-static void *connection_thread(void *p)
+/* The deadline of the request a connection is on: from its opening, or from
+ * the end of its previous request (keep-alive), REQUEST_DEADLINE_SECONDS. */
+static void set_deadline(struct server *srv, struct deadline *d)
 {
-	struct conn_arg *arg = p;
-	struct server *srv = arg->srv;
-	int slot = arg->slot, fd;
-
-	free(arg);
 	pthread_mutex_lock(&srv->lock);
-	fd = srv->conns[slot];
+	d->at = now_seconds() + REQUEST_DEADLINE_SECONDS;
 	pthread_mutex_unlock(&srv->lock);
-	serve_one(fd, srv);
-
-	/* the last thing this thread touches: drain_connections() then returns */
-	pthread_mutex_lock(&srv->lock);
-	close(fd);
-	srv->conns[slot] = -1;
-	if (--srv->nr_conns == 0)
-		pthread_cond_signal(&srv->idle);
-	pthread_mutex_unlock(&srv->lock);
-	return NULL;
 }
 
-static void set_timeouts(int fd)
+/* libmicrohttpd opened or closed a connection: track its deadline.  CLOSED
+ * comes before libmicrohttpd closes the socket, so cut_late_connections()
+ * never shuts down a socket number that was reused. */
+static void connection_event(void *cls, struct MHD_Connection *conn, void **socket_context,
+			     enum MHD_ConnectionNotificationCode event)
 {
-	struct timeval tv = { .tv_sec = IO_TIMEOUT_SECONDS };
+	const union MHD_ConnectionInfo *info;
+	struct server *srv = cls;
+	struct deadline *d;
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* Hand @fd to a thread of its own; 503 when too many are open. */
-static void start_connection(struct server *srv, int fd)
-{
-	struct conn_arg *arg = malloc(sizeof(*arg));
-	pthread_attr_t attr;
-	pthread_t thread;
-	int slot;
-
-	set_timeouts(fd);
-	pthread_mutex_lock(&srv->lock);
-	for (slot = 0; slot < MAX_CONNECTIONS && srv->conns[slot] >= 0; slot++)
-		;
-	if (!arg || slot == MAX_CONNECTIONS) {
-		pthread_mutex_unlock(&srv->lock);
-		respond_text(fd, "503 Service Unavailable", "too many connections\n");
-		close(fd);
-		free(arg);
-		return;
-	}
-	srv->conns[slot] = fd;
-	srv->nr_conns++;
-	pthread_mutex_unlock(&srv->lock);
-
-	*arg = (struct conn_arg){ .srv = srv, .slot = slot };
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&thread, &attr, connection_thread, arg)) {
+	if (event == MHD_CONNECTION_NOTIFY_CLOSED) {
+		d = *socket_context;
+		if (!d)
+			return;
 		pthread_mutex_lock(&srv->lock);
-		srv->conns[slot] = -1;
-		srv->nr_conns--;
+		*(d->next ? &d->next->prev : &srv->last) = d->prev;
+		*(d->prev ? &d->prev->next : &srv->first) = d->next;
+		if (srv->accept_paused && eventfd_write(srv->closed_fd, 1) == 0)
+			srv->accept_paused = 0;
 		pthread_mutex_unlock(&srv->lock);
-		respond_text(fd, "503 Service Unavailable", "cannot start a thread\n");
-		close(fd);
-		free(arg);
+		free(d);
+		return;
 	}
-	pthread_attr_destroy(&attr);
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		shutdown(info->connect_fd, SHUT_RDWR);
+		return;
+	}
+	d->fd = info->connect_fd;
+	d->at = now_seconds() + REQUEST_DEADLINE_SECONDS;
+	pthread_mutex_lock(&srv->lock);
+	d->prev = srv->last;
+	*(srv->last ? &srv->last->next : &srv->first) = d;
+	srv->last = d;
+	pthread_mutex_unlock(&srv->lock);
+	*socket_context = d;
 }
 
-/* Stop the connections still open (idle clients) and wait for their threads. */
-static void drain_connections(struct server *srv)
+/* A request was answered: the connection's next one has a new deadline. */
+static void request_done(void *cls, struct MHD_Connection *conn, void **request_context,
+			 enum MHD_RequestTerminationCode code)
 {
-	int i;
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	(void)request_context;
+	(void)code;
+	if (info && info->socket_context)
+		set_deadline(cls, info->socket_context);
+}
+
+/* Shut down the connections past their deadline: libmicrohttpd sees the end
+ * of the stream and closes them. */
+static void cut_late_connections(struct server *srv)
+{
+	double now = now_seconds();
+	struct deadline *d;
 
 	pthread_mutex_lock(&srv->lock);
-	for (i = 0; i < MAX_CONNECTIONS; i++)
-		if (srv->conns[i] >= 0)
-			shutdown(srv->conns[i], SHUT_RDWR);
-	while (srv->nr_conns)
-		pthread_cond_wait(&srv->idle, &srv->lock);
+	for (d = srv->first; d; d = d->next) {
+		if (!d->cut && now > d->at) {
+			shutdown(d->fd, SHUT_RDWR);
+			d->cut = 1;
+		}
+	}
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -543,14 +551,15 @@ static int bind_listener(const struct addrinfo *ai)
 {
 	int one = 1, zero = 0, fd;
 
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    ai->ai_protocol);
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* "[::]:port" takes IPv4 clients too */
 	if (ai->ai_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 128)) {
 		int err = -errno;
 
 		close(fd);
@@ -560,8 +569,8 @@ static int bind_listener(const struct addrinfo *ai)
 }
 
 /*
- * Listen on --web.listen-address.  An empty host means every address: one
- * IPv6 socket that takes IPv4 too, or IPv4 alone on a kernel without IPv6.
+ * Listen on one --web.listen-address.  An empty host means every address:
+ * one IPv6 socket that takes IPv4 too, or IPv4 alone on a kernel without IPv6.
  */
 static int listen_on(const char *address)
 {
@@ -600,47 +609,132 @@ static int listen_on(const char *address)
 	return fd;
 }
 
-/* Accept until SIGINT/SIGTERM: they are blocked except inside ppoll(). */
-static int accept_loop(struct server *srv, int lfd, const sigset_t *unblocked)
+/* Accept one connection on @lfd and hand it to libmicrohttpd (which closes
+ * it when a limit refuses it).  -errno when out of file descriptors or
+ * memory, 0 otherwise, 1 on an unexpected error (said). */
+static int accept_one(struct server *srv, int lfd)
 {
-	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-	int fd;
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	int fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd >= 0) {
+		MHD_add_connection(srv->daemon, fd, (struct sockaddr *)&peer, len);
+		return 0;
+	}
+	if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+		return -errno;
+	if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+		return 0;
+	perror(PROG ": accept");
+	return 1;
+}
+
+static void set_accept_paused(struct server *srv, int paused)
+{
+	eventfd_t ignored;
+
+	pthread_mutex_lock(&srv->lock);
+	srv->accept_paused = paused;
+	pthread_mutex_unlock(&srv->lock);
+	if (!paused)
+		eventfd_read(srv->closed_fd, &ignored);
+}
+
+/*
+ * Accept on every listener until SIGINT/SIGTERM (blocked except inside
+ * ppoll()), and cut the connections past their deadline.  Out of file
+ * descriptors, accept() would fail at once as long as a client waits: the
+ * listeners then rest until a connection closes, or ACCEPT_PAUSE_MS (the
+ * descriptors may be the counters'), instead of spinning.
+ */
+static int accept_loop(struct server *srv, const sigset_t *unblocked)
+{
+	struct pollfd pfds[MAX_LISTENERS + 1];
+	const struct timespec tick = { .tv_nsec = DEADLINE_CHECK_MS * 1000000L },
+			      pause = { .tv_nsec = ACCEPT_PAUSE_MS * 1000000L };
+	int i, r, paused = 0;
 
 	while (!cgtool_stop) {
-		if (ppoll(&pfd, 1, NULL, unblocked) < 0) {
-			if (errno == EINTR)
-				continue;
+		for (i = 0; i < srv->nr_listeners; i++)
+			pfds[i] = (struct pollfd){ .fd = paused ? -1 : srv->listeners[i],
+						   .events = POLLIN };
+		pfds[i] = (struct pollfd){ .fd = paused ? srv->closed_fd : -1, .events = POLLIN };
+		r = ppoll(pfds, srv->nr_listeners + 1, paused ? &pause : &tick, unblocked);
+		if (r < 0 && errno != EINTR) {
 			perror(PROG ": poll");
 			return 1;
 		}
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-			    errno == ENFILE || errno == EAGAIN)
+		cut_late_connections(srv);
+		if (paused)
+			set_accept_paused(srv, 0);
+		paused = 0;
+		for (i = 0; r > 0 && i < srv->nr_listeners; i++) {
+			if (!(pfds[i].revents & POLLIN))
 				continue;
-			perror(PROG ": accept");
-			return 1;
+			r = accept_one(srv, pfds[i].fd);
+			if (r > 0)
+				return 1;
+			paused |= r < 0;
+			r = 1;
 		}
-		start_connection(srv, fd);
+		if (paused)
+			set_accept_paused(srv, 1);
 	}
 	return 0;
+}
+
+/* libmicrohttpd serves the connections accept_loop() hands it: one thread
+ * polling them all (epoll: the counters' descriptors may be many). */
+static struct MHD_Daemon *start_daemon(struct server *srv)
+{
+	return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
+				MHD_USE_ITC, 0, NULL, NULL, handle_request, srv,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+				(unsigned int)MAX_CONNECTIONS_PER_ADDRESS,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REQUEST_DEADLINE_SECONDS,
+				MHD_OPTION_NOTIFY_CONNECTION, connection_event, srv,
+				MHD_OPTION_NOTIFY_COMPLETED, request_done, srv,
+				MHD_OPTION_END);
+}
+
+static int open_listeners(struct server *srv)
+{
+	int i, fd;
+
+	for (i = 0; i < srv->o->nr_listen; i++) {
+		fd = listen_on(srv->o->listen[i]);
+		if (fd < 0)
+			return -1;
+		srv->listeners[srv->nr_listeners++] = fd;
+	}
+	return 0;
+}
+
+static void say_listening(const struct server *srv)
+{
+	int i;
+
+	fprintf(stderr, PROG ": %s backend, listening on ",
+		cgcount_backend_name(cgcount_backend(srv->s)));
+	for (i = 0; i < srv->o->nr_listen; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", srv->o->listen[i]);
+	fprintf(stderr, ", metrics at %s\n", srv->o->path);
 }
 
 static int serve(struct cgcount *s, const struct options *o)
 {
 	struct server srv = { .s = s, .o = o };
 	sigset_t stop_signals, unblocked;
-	int lfd, ret, i;
+	int ret = 1, i;
 
-	lfd = listen_on(o->listen);
-	if (lfd < 0)
-		return 1;
-	for (i = 0; i < MAX_CONNECTIONS; i++)
-		srv.conns[i] = -1;
 	pthread_mutex_init(&srv.lock, NULL);
 	pthread_mutex_init(&srv.scrape_lock, NULL);
-	pthread_cond_init(&srv.idle, NULL);
-	/* the connection threads inherit the mask: the signals reach ppoll() */
+	snprintf(srv.landing_page, sizeof(srv.landing_page),
+		 "<html><head><title>cgroup-exporter</title></head><body><h1>cgroup-exporter"
+		 "</h1><p><a href=\"%s\">Metrics</a></p></body></html>\n", o->path);
+	/* libmicrohttpd's thread inherits the mask: the signals reach ppoll() */
 	sigemptyset(&stop_signals);
 	sigaddset(&stop_signals, SIGINT);
 	sigaddset(&stop_signals, SIGTERM);
@@ -648,12 +742,23 @@ static int serve(struct cgcount *s, const struct options *o)
 	sigdelset(&unblocked, SIGINT);
 	sigdelset(&unblocked, SIGTERM);
 
-	fprintf(stderr, PROG ": %s backend, listening on %s, metrics at %s\n",
-		cgcount_backend_name(cgcount_backend(s)), o->listen, o->path);
-	ret = accept_loop(&srv, lfd, &unblocked);
-	close(lfd);
-	drain_connections(&srv);
-	pthread_cond_destroy(&srv.idle);
+	srv.closed_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (srv.closed_fd < 0)
+		perror(PROG ": eventfd");
+	else if (!open_listeners(&srv)) {
+		srv.daemon = start_daemon(&srv);
+		if (!srv.daemon)
+			fprintf(stderr, PROG ": cannot start the HTTP server (libmicrohttpd)\n");
+	}
+	if (srv.daemon) {
+		say_listening(&srv);
+		ret = accept_loop(&srv, &unblocked);
+		MHD_stop_daemon(srv.daemon);
+	}
+	for (i = 0; i < srv.nr_listeners; i++)
+		close(srv.listeners[i]);
+	if (srv.closed_fd >= 0)
+		close(srv.closed_fd);
 	pthread_mutex_destroy(&srv.scrape_lock);
 	pthread_mutex_destroy(&srv.lock);
 	return ret;

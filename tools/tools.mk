@@ -20,16 +20,18 @@ CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 CGC_ASAN_TOOL_BINS := $(addprefix $(BUILD)/cgcount/asan/bin/,$(CGC_TOOLS))
 CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c
 CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h
+# the exporter's HTTP server: Debian's libmicrohttpd (libmicrohttpd-dev)
+$(BUILD)/bin/cgroup-exporter $(BUILD)/cgcount/asan/bin/cgroup-exporter: TOOL_LDLIBS := -lmicrohttpd
 
 $(CGC_TOOL_BINS): $(BUILD)/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
 $(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
 $(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) \
 		$$(CGUTIL_LIB) $(LIBBPF_A)
