@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-# prof.py SYSTEM.MAP BASE.txt RUN.txt SWITCHES [N]: the guest kernel's
-# instructions by function, RUN minus BASE, per cgroup switch (tbcount.c's
-# "vaddr insns executions" lines; user space is one line, [user]).
+# prof.py SYSTEM.MAP BASE.txt RUN.txt SWITCHES [N [WHAT]]: the guest kernel's
+# instructions (or WHAT: pmuregs.c's accesses) by function, RUN minus BASE,
+# per cgroup switch, the N largest and the total (tbcount.c's "vaddr insns
+# executions" lines; user space is one line, [user]).
 import bisect
 import collections
 import sys
@@ -31,7 +32,9 @@ def load(path):
 base, run = load(sys.argv[2]), load(sys.argv[3])
 sw = float(sys.argv[4])
 top = int(sys.argv[5]) if len(sys.argv) > 5 else 40
+what = sys.argv[6] if len(sys.argv) > 6 else 'instructions'
 d = {k: (run[k] - base[k]) / sw for k in set(base) | set(run)}
-print('%9s %9s  %s' % ('diff', 'run', 'function (instructions per cgroup switch)'))
+print('%9s %9s  %s' % ('diff', 'run', 'function (%s per cgroup switch)' % what))
+print('%9.1f %9.1f  %s' % (sum(d.values()), sum(run.values()) / sw, '[total]'))
 for k, v in sorted(d.items(), key=lambda x: -abs(x[1]))[:top]:
     print('%9.1f %9.1f  %s' % (v, run[k] / sw, k))

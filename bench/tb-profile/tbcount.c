@@ -12,21 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the part of QEMU 7.2's include/qemu/qemu-plugin.h used here */
-typedef uint64_t qemu_plugin_id_t;
-typedef struct qemu_info_t qemu_info_t;
-struct qemu_plugin_tb;
-enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
-typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
-typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
-void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
-void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
-					      void *ptr, uint64_t imm);
-size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
-uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
-void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+#include "qemu-plugin-api.h"
 
-__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
 
 struct block {
 	uint64_t vaddr;
@@ -81,7 +69,7 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	fclose(f);
 }
 
-__attribute__((visibility("default")))
+QEMU_PLUGIN_EXPORT
 int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
 {
 	int i;
