@@ -147,7 +147,7 @@ def build_path_ok(path, targets, code_text, must_be_target=False):
     # kbuild$(SUFFIX) and bzImage$(SUFFIX)-bench for each kernel version
     # and architecture
     name = re.sub(r"-(\d+(\.\d+)*|arm64)(?=-|$)", "", parts[1].rstrip("*")) if len(parts) > 1 else ""
-    return not name or made_by_code(name, code_text)
+    return not name or made_by_code(name, code_text) or made_by_code(parts[1].rstrip("*"), code_text)
 
 
 PATCHED = patched_paths()
