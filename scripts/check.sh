@@ -7,7 +7,7 @@
 #                    [--guest-cpus N] [NAME-PREFIX...]
 #
 # The kernel matrix, tests/kernels.list: one line per kernel,
-#   name  image  tests
+#   name  image  tests  [cpu=MODEL]
 # e.g. "stock-6.1  deb:linux-image-6.1.0-*-cloud-amd64  no-patch". The image
 # is a path in the repository (a kernel this project builds) or deb:GLOB,
 # Debian's newest package matching GLOB, which scripts/fetch-kernels.sh
@@ -114,19 +114,20 @@ if [ $MATRIX_ONLY_IF_NAMED = 1 ] && [ -z "$KERNELS" ]; then
 else
 	LISTDIR=${LISTDIR:-tests/vm-tests.d}
 	first=1
-	while read -r name image set; do
+	while read -r name image set cpu; do
 		[ $first = 1 ] && [ -n "$KERNEL" ] && image=$KERNEL
 		first=0
-		case ",${KERNELS//[[:space:]]/,}," in ,,|*",$name,"*) MATRIX+=("$name $image $set") ;; esac
+		case ",${KERNELS//[[:space:]]/,}," in ,,|*",$name,"*) MATRIX+=("$name $image $set $cpu") ;; esac
 	done < <(grep -Ev '^[[:space:]]*(#|$)' "$KERNELS_LIST")
 	[ ${#MATRIX[@]} -gt 0 ] || { echo "check: no kernel named $KERNELS in $KERNELS_LIST" >&2; exit 2; }
 fi
 read -r FIRST_NAME _ <<<"${MATRIX[0]}"
-declare -A IMAGE TEST_SETS
+declare -A IMAGE TEST_SETS CPU_MODEL
 for line in "${MATRIX[@]}"; do
-	read -r name image set <<<"$line"
+	read -r name image set cpu <<<"$line"
 	IMAGE[$name]=$image
 	TEST_SETS[$name]=$set
+	CPU_MODEL[$name]=${cpu#cpu=}
 done
 
 # select_tests NAME SET PREFIX...: the selected tests of SET (all, no-patch)
@@ -142,7 +143,7 @@ select_tests() { # NAME SET PREFIX...
 # $OUT/plan one line per guest, "id kernel seconds tcg", in the order to
 # start them.
 for line in "${MATRIX[@]}"; do
-	read -r name image set <<<"$line"
+	read -r name image set _ <<<"$line"
 	select_tests "$name" "$set" "$@" | awk -v k="$name" '{ print k "\t" $0 }'
 done | scripts/shard-tests.py --plan "$SLOTS" "$OUT" ${GUESTS:+--guests "$GUESTS"} \
 	--host-seconds "$HOST_SECONDS" "$LISTDIR/seconds.txt" "$SECONDS_SEEN" >"$OUT/plan"
@@ -180,6 +181,7 @@ run_guest() {
 	[ "$name" = - ] || env="KERNEL_NAME=$name"
 	# the guest's runner keeps the tests of the kernel's set (hw: only hw tests)
 	VM_TCG_THREAD=single scripts/vm-run.sh --kernel "$kernel" --cpus "${VCPUS:-$GUEST_CPUS}" \
+		${CPU_MODEL[$name]:+--cpu-model "${CPU_MODEL[$name]}"} \
 		--timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
 		${env:+"$env"} TEST_SET="${TEST_SETS[$name]:-all}" GUEST_TCG=single VM_TESTS_DIR="$OUT/guest$id" \
 		scripts/run-tests.sh 2>"$OUT/vm$id-run.err"

@@ -18,6 +18,9 @@
 #   --allow-splat    do not fail on a kernel BUG/WARNING/... in the guest log
 #   --quiet          do not stream the command's output while it runs
 #   --keep DIR       use DIR (under build/) as the run directory and keep it
+#   --cpu-model M    an arm64 guest's QEMU cpu model (default max, with
+#                    pauth-impdef=on): cortex-a72 has the PMUv3 of ARMv8.0,
+#                    whose event counters are 32 bits wide (max: PMUv3p5, 64)
 #   --exact          instruction-exact guest: one host thread runs every vcpu
 #                    (-accel tcg,thread=single) and -icount shift=0,sleep=off
 #                    makes the guest clock and TSC advance one ns per guest
@@ -53,6 +56,7 @@ MODE=run
 RUNDIR=
 KEEP=0
 EXACT=0
+CPU_MODEL=max,pauth-impdef=on
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
@@ -65,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--quiet) QUIET=1; shift ;;
 	--keep) RUNDIR=$2; KEEP=1; shift 2 ;;
 	--exact) EXACT=1; shift ;;
+	--cpu-model) CPU_MODEL=$2; shift 2 ;;
 	--shell) MODE=shell; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -175,7 +180,7 @@ if [ $GUEST_ARCH = arm64 ]; then
 	# signs its return address). Always instruction-exact: QEMU counts the
 	# PMU's instructions event (INST_RETIRED) only under precise icount,
 	# and its cycles follow the virtual clock, one per instruction.
-	ACCEL="-accel tcg,thread=single -cpu max,pmu=on,pauth-impdef=on -icount shift=0,sleep=off"
+	ACCEL="-accel tcg,thread=single -cpu $CPU_MODEL,pmu=on -icount shift=0,sleep=off"
 else
 	ACCEL=$(accel)
 	[ $EXACT = 1 ] && ACCEL="-accel tcg,thread=single -cpu max -icount shift=0,sleep=off"
