@@ -14,10 +14,11 @@
  * ratio gauge (running / enabled time) lets a query scale them.
  *
  * libmicrohttpd serves HTTP: one thread polls every connection, so slow or
- * idle clients delay no scrape.  Each request has a deadline as a whole
- * (REQUEST_DEADLINE_SECONDS from the connection's opening or its previous
- * answer; libmicrohttpd's own time-out restarts with every byte), one
- * address holds at most MAX_CONNECTIONS_PER_ADDRESS connections, all
+ * idle clients delay no scrape.  Each request has a deadline as a whole:
+ * REQUEST_DEADLINE_SECONDS from the connection's opening or its previous
+ * answer to the end of the request, and again to send the answer once the
+ * counts are read (libmicrohttpd's own time-out, unused, restarts with
+ * every byte, and would run while the counts are read).  One address holds at most MAX_CONNECTIONS_PER_ADDRESS connections, all
  * addresses MAX_CONNECTIONS.  The main thread accepts on every listener and
  * hands the connections over: libmicrohttpd's accept() busy-waits when it
  * runs out of descriptors with no connection open (the counters hold most
@@ -30,6 +31,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <getopt.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -429,14 +431,38 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned int st
 		       MHD_RESPMEM_PERSISTENT);
 }
 
+/* Move the deadline of @d's connection to @at (now_seconds(), or INFINITY:
+ * none). */
+static void set_deadline(struct server *srv, struct deadline *d, double at)
+{
+	pthread_mutex_lock(&srv->lock);
+	d->at = at;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+static struct deadline *connection_deadline(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return info ? info->socket_context : NULL;
+}
+
+/* The time the counts take to read (a large tree, a slow machine) is ours,
+ * not the client's: the deadline stops meanwhile and restarts for sending. */
 static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct server *srv)
 {
+	struct deadline *d = connection_deadline(conn);
 	char *body;
 	size_t len;
 
+	if (d)
+		set_deadline(srv, d, INFINITY);
 	pthread_mutex_lock(&srv->scrape_lock);
 	body = render_metrics(srv->s, &srv->o->tool, &len);
 	pthread_mutex_unlock(&srv->scrape_lock);
+	if (d)
+		set_deadline(srv, d, now_seconds() + REQUEST_DEADLINE_SECONDS);
 	if (!body)
 		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "reading the counts failed\n");
@@ -467,15 +493,6 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 			       strlen(srv->landing_page), MHD_RESPMEM_PERSISTENT);
 	return respond_text(conn, MHD_HTTP_NOT_FOUND,
 			    "not found: the metrics are at the telemetry path\n");
-}
-
-/* The deadline of the request a connection is on: from its opening, or from
- * the end of its previous request (keep-alive), REQUEST_DEADLINE_SECONDS. */
-static void set_deadline(struct server *srv, struct deadline *d)
-{
-	pthread_mutex_lock(&srv->lock);
-	d->at = now_seconds() + REQUEST_DEADLINE_SECONDS;
-	pthread_mutex_unlock(&srv->lock);
 }
 
 /* libmicrohttpd opened or closed a connection: track its deadline.  CLOSED
@@ -521,13 +538,12 @@ static void connection_event(void *cls, struct MHD_Connection *conn, void **sock
 static void request_done(void *cls, struct MHD_Connection *conn, void **request_context,
 			 enum MHD_RequestTerminationCode code)
 {
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct deadline *d = connection_deadline(conn);
 
 	(void)request_context;
 	(void)code;
-	if (info && info->socket_context)
-		set_deadline(cls, info->socket_context);
+	if (d)
+		set_deadline(cls, d, now_seconds() + REQUEST_DEADLINE_SECONDS);
 }
 
 /* Shut down the connections past their deadline: libmicrohttpd sees the end
@@ -693,7 +709,6 @@ static struct MHD_Daemon *start_daemon(struct server *srv)
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				(unsigned int)MAX_CONNECTIONS_PER_ADDRESS,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)REQUEST_DEADLINE_SECONDS,
 				MHD_OPTION_NOTIFY_CONNECTION, connection_event, srv,
 				MHD_OPTION_NOTIFY_COMPLETED, request_done, srv,
 				MHD_OPTION_END);
