@@ -1,39 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * cgcount events backend: one cgroup event (PERF_FLAG_PID_CGROUP) per
- * event, cgroup and CPU.  libperf's evsel cannot pass PERF_FLAG_PID_CGROUP,
- * so the events are opened here; readings use libperf's perf_counts_values.
+ * event, cgroup and CPU; a group's events ({cycles,instructions}) are one
+ * perf group per cgroup and CPU, read at once through their leader
+ * (PERF_FORMAT_GROUP: one time_enabled and time_running for all).
+ * libperf's evsel cannot pass PERF_FLAG_PID_CGROUP, so the events are
+ * opened here; readings use libperf's perf_counts_values.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <perf/evsel.h>
 
 #include "cgcount_int.h"
-
-static int events_open(struct cgcount *s)
-{
-	struct cgc_event probe = s->events[0];
-	int root_fd = cgc_open_cgroup_dir(s, "/");
-	int fd;
-
-	if (root_fd < 0)
-		return root_fd;
-	/* one event on the root cgroup shows whether we may and can */
-	fd = cgc_perf_open(&probe, root_fd, s->cpus[0], PERF_FLAG_PID_CGROUP);
-	close(root_fd);
-	if (fd < 0)
-		return cgc_perf_open_err(-fd, "events backend: cgroup event");
-	close(fd);
-	return 0;
-}
-
-static void events_close(struct cgcount *s)
-{
-	(void)s;
-}
 
 static void close_fds(struct cgcount *s, struct cgc_cgroup *cg)
 {
@@ -46,6 +28,33 @@ static void close_fds(struct cgcount *s, struct cgc_cgroup *cg)
 			close(cg->fds[i]);
 	free(cg->fds);
 	cg->fds = NULL;
+}
+
+/* event e on the i'th cpu of cgroup @dir_fd: alone, or in its group */
+static int open_event(struct cgcount *s, struct cgc_cgroup *cg, int dir_fd, int e, int i)
+{
+	const struct cgc_event *ev = &s->events[e];
+	int cpu = s->cpus[i];
+
+	if (ev->leader == e && ev->nr_members == 1)
+		return cgc_perf_open(ev, dir_fd, cpu, PERF_FLAG_PID_CGROUP);
+	return cgc_perf_open_grouped(ev, dir_fd, cpu,
+				     ev->leader == e ? -1 : cg->fds[ev->leader * s->nr_cpus + i],
+				     PERF_FLAG_PID_CGROUP);
+}
+
+/* the groups' leaders start disabled: enable each with its members in */
+static int enable_groups(struct cgcount *s, struct cgc_cgroup *cg)
+{
+	int e, i;
+
+	for (e = 0; e < s->nr_events; e++) {
+		for (i = 0; i < s->nr_cpus && cgc_is_group_leader(s, e); i++)
+			if (ioctl(cg->fds[e * s->nr_cpus + i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+				return cgc_err(errno, "enabling the group of %s: %s",
+					       s->events[e].name, strerror(errno));
+	}
+	return 0;
 }
 
 static int open_one(struct cgcount *s, struct cgc_cgroup *cg)
@@ -61,13 +70,36 @@ static int open_one(struct cgcount *s, struct cgc_cgroup *cg)
 	if (dir_fd < 0)
 		return dir_fd;
 	for (i = 0; i < n && !ret; i++) {
-		cg->fds[i] = cgc_perf_open(&s->events[i / s->nr_cpus], dir_fd,
-					   s->cpus[i % s->nr_cpus], PERF_FLAG_PID_CGROUP);
+		cg->fds[i] = open_event(s, cg, dir_fd, i / s->nr_cpus, i % s->nr_cpus);
 		if (cg->fds[i] < 0)
-			ret = cgc_perf_open_err(-cg->fds[i], s->events[i / s->nr_cpus].name);
+			ret = cgc_event_open_err(s, i / s->nr_cpus, -cg->fds[i]);
 	}
 	close(dir_fd);
+	return ret ? ret : enable_groups(s, cg);
+}
+
+/*
+ * Every event and group on the root cgroup shows whether we may and can
+ * (a group the PMU cannot hold is refused here, not at the first add).
+ */
+static int events_open(struct cgcount *s)
+{
+	struct cgc_cgroup *root = calloc(1, sizeof(*root));
+	char slash[] = "/";
+	int ret;
+
+	if (!root)
+		return cgc_err(ENOMEM, "out of memory");
+	root->path = slash;
+	ret = open_one(s, root);
+	close_fds(s, root);
+	free(root);
 	return ret;
+}
+
+static void events_close(struct cgcount *s)
+{
+	(void)s;
 }
 
 static int events_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
@@ -91,20 +123,52 @@ static void events_remove(struct cgcount *s, struct cgc_cgroup *cg)
 	close_fds(s, cg);
 }
 
+static int read_err(struct cgc_cgroup *cg)
+{
+	int err = errno ? errno : EIO;
+
+	return cgc_err(err, "reading a cgroup event of %s: %s", cg->path, strerror(err));
+}
+
+/* a group's leader on one cpu: { nr, time_enabled, time_running, value x nr } */
+static int read_group(struct cgcount *s, struct cgc_cgroup *cg, int leader, int fd)
+{
+	uint64_t buf[3 + CGC_MAX_EVENTS];
+	size_t want = (3 + s->events[leader].nr_members) * sizeof(uint64_t);
+	struct cgcount_value v;
+	int k;
+
+	errno = 0;
+	if (read(fd, buf, want) != (ssize_t)want)
+		return read_err(cg);
+	for (k = 0; k < s->events[leader].nr_members; k++) {
+		v = (struct cgcount_value){ buf[3 + k], buf[1], buf[2] };
+		cgc_values_add(&cg->acc[leader + k], &v);
+	}
+	return 0;
+}
+
 static int events_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
 	struct perf_counts_values c;
 	struct cgcount_value v;
-	int e, cpu;
+	int e, cpu, fd, ret;
 
 	for (e = 0; e < s->nr_events; e++) {
 		for (cpu = 0; cpu < s->nr_cpus; cpu++) {
+			fd = cg->fds[e * s->nr_cpus + cpu];
+			if (s->events[e].leader != e)
+				continue;	/* read with its leader */
+			if (cgc_is_group_leader(s, e)) {
+				ret = read_group(s, cg, e, fd);
+				if (ret)
+					return ret;
+				continue;
+			}
 			memset(&c, 0, sizeof(c));
 			errno = 0;
-			if (read(cg->fds[e * s->nr_cpus + cpu], c.values, 3 * sizeof(uint64_t)) !=
-			    3 * sizeof(uint64_t))
-				return cgc_err(errno ? errno : EIO, "reading a cgroup event of %s: %s",
-					       cg->path, strerror(errno ? errno : EIO));
+			if (read(fd, c.values, 3 * sizeof(uint64_t)) != 3 * sizeof(uint64_t))
+				return read_err(cg);
 			v = (struct cgcount_value){ c.val, c.ena, c.run };
 			cgc_values_add(&cg->acc[e], &v);
 		}

@@ -4,12 +4,16 @@
  * every counted cgroup attached (PERF_EVENT_IOC_ATTACH_CGROUP); see
  * Documentation/admin-guide/perf/cgroup-counting.rst of the patched tree.
  *
- * When every event is a software event, each CPU's events are opened as one
- * group (PERF_FORMAT_GROUP) and the ioctls go to the group leader: at each
- * cgroup switch the kernel then updates the times and finds the cgroup's
- * node once for all the events instead of once per event. Hardware events
- * stay separate leaders (a group is scheduled on the PMU all or nothing),
- * and so does everything when the kernel refuses the group.
+ * A group of the event list ({cycles,instructions}) is one CPU event group
+ * per CPU (PERF_FORMAT_GROUP), the ioctls going to its leader: the kernel
+ * schedules the group on the PMU all or nothing and gives every member of
+ * a cgroup's record the same time_enabled and time_running.  When every
+ * event is a software event and the list has no group, each CPU's events
+ * are opened as one group all the same: at each cgroup switch the kernel
+ * then updates the times and finds the cgroup's node once for all the
+ * events instead of once per event.  Other events stay separate leaders (a
+ * hardware group would be scheduled all or nothing), and so does
+ * everything of that software group when the kernel refuses it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,15 +34,34 @@ static int nr_fds(const struct cgcount *s)
 	return s->nr_events * s->nr_cpus;
 }
 
-/* the fds the ioctls go to: one group leader per cpu, or every event */
-static int nr_leaders(const struct cgcount *s)
+/* the first event of e's group: one group of all when shared_grouped */
+static int leader_of(const struct cgcount *s, int e)
 {
-	return s->shared_grouped ? s->nr_cpus : nr_fds(s);
+	return s->shared_grouped ? 0 : s->events[e].leader;
 }
 
-static int rec_words(const struct cgcount *s)
+static int group_size(const struct cgcount *s, int leader)
 {
-	return s->shared_grouped ? GROUP_REC_WORDS(s->nr_events) : REC_WORDS;
+	return s->shared_grouped ? s->nr_events : s->events[leader].nr_members;
+}
+
+/* the fds the ioctls go to: the groups' leaders and the events alone */
+static int is_leader_fd(const struct cgcount *s, int i)
+{
+	return leader_of(s, i / s->nr_cpus) == i / s->nr_cpus;
+}
+
+static int grouped(const struct cgcount *s, int leader)
+{
+	return group_size(s, leader) > 1;
+}
+
+/* the words of a record of the fd @i leads */
+static int rec_words(const struct cgcount *s, int i)
+{
+	int leader = i / s->nr_cpus;
+
+	return grouped(s, leader) ? GROUP_REC_WORDS(group_size(s, leader)) : REC_WORDS;
 }
 
 static void close_fds(struct cgcount *s);
@@ -73,20 +96,35 @@ static void close_fds(struct cgcount *s)
 	}
 }
 
-static int open_separate(struct cgcount *s)
+static int open_one(struct cgcount *s, int e, int c)
+{
+	int leader = leader_of(s, e);
+
+	if (!grouped(s, leader))
+		return cgc_perf_open(&s->events[e], -1, s->cpus[c], 0);
+	return cgc_perf_open_grouped(&s->events[e], -1, s->cpus[c],
+				     e == leader ? -1 : s->shared_fds[leader * s->nr_cpus + c], 0);
+}
+
+/* every event on every cpu, the groups' leaders enabled once their members are in */
+static int open_events(struct cgcount *s)
 {
 	int i, fd;
 
 	for (i = 0; i < nr_fds(s); i++) {
-		fd = cgc_perf_open(&s->events[i / s->nr_cpus], -1, s->cpus[i % s->nr_cpus], 0);
+		fd = open_one(s, i / s->nr_cpus, i % s->nr_cpus);
 		if (fd < 0)
-			return cgc_perf_open_err(-fd, s->events[i / s->nr_cpus].name);
+			return fd;
 		s->shared_fds[i] = fd;
 	}
+	for (i = 0; i < nr_fds(s); i++)
+		if (is_leader_fd(s, i) && grouped(s, i / s->nr_cpus) &&
+		    ioctl(s->shared_fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return -errno;
 	return 0;
 }
 
-/* software events only: a hardware group is scheduled all or nothing */
+/* software events only and no group given: one group of all (see above) */
 static int groupable(const struct cgcount *s)
 {
 	int e;
@@ -94,28 +132,19 @@ static int groupable(const struct cgcount *s)
 	if (s->nr_events < 2)
 		return 0;
 	for (e = 0; e < s->nr_events; e++)
-		if (s->events[e].attr.type != PERF_TYPE_SOFTWARE)
+		if (s->events[e].attr.type != PERF_TYPE_SOFTWARE || s->events[e].leader != e)
 			return 0;
 	return 1;
 }
 
-/* 0, or -errno of the first event the kernel refused */
-static int open_groups(struct cgcount *s)
+/* the first event the kernel refused (the first fd not open), named */
+static int open_fds_err(struct cgcount *s, int err)
 {
-	int c, e, fd;
+	int i;
 
-	for (c = 0; c < s->nr_cpus; c++) {
-		for (e = 0; e < s->nr_events; e++) {
-			fd = cgc_perf_open_grouped(&s->events[e], s->cpus[c],
-						   e ? s->shared_fds[c] : -1);
-			if (fd < 0)
-				return fd;
-			s->shared_fds[e * s->nr_cpus + c] = fd;
-		}
-		if (ioctl(s->shared_fds[c], PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return -errno;
-	}
-	return 0;
+	for (i = 0; i < nr_fds(s) - 1 && s->shared_fds[i] >= 0; i++)
+		;
+	return cgc_event_open_err(s, i / s->nr_cpus, err);
 }
 
 static int open_fds(struct cgcount *s)
@@ -127,11 +156,10 @@ static int open_fds(struct cgcount *s)
 		return cgc_err(ENOMEM, "out of memory");
 	for (i = 0; i < nr_fds(s); i++)
 		s->shared_fds[i] = -1;
-	s->shared_grouped = 0;
-	if (groupable(s)) {
-		ret = open_groups(s);
+	s->shared_grouped = groupable(s);
+	if (s->shared_grouped) {
+		ret = open_events(s);
 		if (!ret) {
-			s->shared_grouped = 1;
 			cgc_print(CGCOUNT_DEBUG, "shared backend: the %d events of each cpu "
 				  "open as one group\n", s->nr_events);
 			return 0;
@@ -139,8 +167,10 @@ static int open_fds(struct cgcount *s)
 		cgc_print(CGCOUNT_DEBUG, "shared backend: the events cannot be grouped (%s): "
 			  "one leader per event\n", strerror(-ret));
 		close_fds(s);
+		s->shared_grouped = 0;
 	}
-	return open_separate(s);
+	ret = open_events(s);
+	return ret ? open_fds_err(s, -ret) : 0;
 }
 
 static int shared_open(struct cgcount *s)
@@ -180,12 +210,14 @@ static int shared_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 
 	if (!buf)
 		return cgc_err(ENOMEM, "out of memory");
-	for (i = 0; i < nr_leaders(s) && !ret; i++)
-		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUP, buf);
+	for (i = 0; i < nr_fds(s) && !ret; i++)
+		if (is_leader_fd(s, i))
+			ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUP, buf);
 	if (ret) {
 		/* all or nothing: undo the events that did attach */
 		for (i -= 2; i >= 0; i--)
-			ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
+			if (is_leader_fd(s, i))
+				ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
 		ret = cgc_err(-ret, "attaching %zu cgroup(s) (%s...): %s%s", n, cgs[0]->path,
 			      strerror(-ret), ret == -ENOENT ? " (a cgroup was removed)" : "");
 	}
@@ -198,26 +230,26 @@ static void shared_remove(struct cgcount *s, struct cgc_cgroup *cg)
 	uint64_t buf[2] = { 1, cg->id };
 	int i;
 
-	for (i = 0; i < nr_leaders(s); i++)
-		ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
+	for (i = 0; i < nr_fds(s); i++)
+		if (is_leader_fd(s, i))
+			ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
 }
 
-/* the values of one record ({ id, values... } without the id) into acc[] */
-static void add_values(struct cgcount *s, struct cgc_cgroup *cg, int leader,
-		       const uint64_t *val)
+/* the values of the record of fd @i ({ id, values... } without the id) into acc[] */
+static void add_values(struct cgcount *s, struct cgc_cgroup *cg, int i, const uint64_t *val)
 {
+	int leader = i / s->nr_cpus, e;
 	struct cgcount_value v;
-	int e;
 
-	if (!s->shared_grouped) {
+	if (!grouped(s, leader)) {
 		v = (struct cgcount_value){ val[0], val[1], val[2] };
-		cgc_values_add(&cg->acc[leader / s->nr_cpus], &v);
+		cgc_values_add(&cg->acc[leader], &v);
 		return;
 	}
 	/* { nr, time_enabled, time_running, value x nr } */
-	for (e = 0; e < s->nr_events && e < (int)val[0]; e++) {
+	for (e = 0; e < group_size(s, leader) && e < (int)val[0]; e++) {
 		v = (struct cgcount_value){ val[3 + e], val[1], val[2] };
-		cgc_values_add(&cg->acc[e], &v);
+		cgc_values_add(&cg->acc[leader + e], &v);
 	}
 }
 
@@ -226,9 +258,11 @@ static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 	uint64_t buf[2 + GROUP_REC_WORDS(CGC_MAX_EVENTS)];
 	int i;
 
-	for (i = 0; i < nr_leaders(s); i++) {
+	for (i = 0; i < nr_fds(s); i++) {
+		if (!is_leader_fd(s, i))
+			continue;
 		memset(buf, 0, sizeof(buf));
-		buf[0] = (2 + rec_words(s) - 1) * sizeof(uint64_t);
+		buf[0] = (2 + rec_words(s, i) - 1) * sizeof(uint64_t);
 		buf[1] = cg->id;
 		if (ioctl(s->shared_fds[i], PERF_EVENT_IOC_READ_CGROUP, buf) < 0)
 			return cgc_err(errno, "PERF_EVENT_IOC_READ_CGROUP of %s: %s", cg->path,
@@ -242,9 +276,10 @@ static int shared_read_one(struct cgcount *s, struct cgc_cgroup *cg)
  * READ_CGROUPS into the session's buffer, grown when the kernel says
  * (ENOSPC with the size it needs in buf[0]); kept for the next read.
  */
-static int read_cgroups(struct cgcount *s, int fd)
+static int read_cgroups(struct cgcount *s, int i)
 {
-	size_t want = (3 + rec_words(s) * (s->nr_cgroups + 4)) * sizeof(uint64_t);
+	size_t want = (3 + rec_words(s, i) * (s->nr_cgroups + 4)) * sizeof(uint64_t);
+	int fd = s->shared_fds[i];
 	uint64_t *n;
 	int tries;
 
@@ -267,16 +302,17 @@ static int read_cgroups(struct cgcount *s, int fd)
 	return cgc_err(ENOMEM, "PERF_EVENT_IOC_READ_CGROUPS: no buffer large enough");
 }
 
-static void add_records(struct cgcount *s, int leader, const uint64_t *buf)
+/* the records READ_CGROUPS of fd @idx put in @buf */
+static void add_records(struct cgcount *s, int idx, const uint64_t *buf)
 {
 	const uint64_t *rec = buf + 3;
 	struct cgc_cgroup *cg;
 	uint64_t i;
 
-	for (i = 0; i < buf[2]; i++, rec += rec_words(s)) {
+	for (i = 0; i < buf[2]; i++, rec += rec_words(s, idx)) {
 		cg = cgc_find(s, rec[0]);
 		if (cg)
-			add_values(s, cg, leader, rec + 1);
+			add_values(s, cg, idx, rec + 1);
 	}
 }
 
@@ -290,8 +326,9 @@ static int shared_watch(struct cgcount *s, uint64_t id)
 	uint64_t buf[3] = { PERF_ATTACH_CGROUPS_DESCENDANTS, 1, id };
 	int i, ret = 0;
 
-	for (i = 0; i < nr_leaders(s) && !ret; i++)
-		ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUPS, buf);
+	for (i = 0; i < nr_fds(s) && !ret; i++)
+		if (is_leader_fd(s, i))
+			ret = ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_ATTACH_CGROUPS, buf);
 	if (ret == -ENOTTY) {
 		cgc_print(CGCOUNT_DEBUG, "shared backend: no PERF_EVENT_IOC_ATTACH_CGROUPS: "
 			  "cgroups created later count from the read that finds them\n");
@@ -307,8 +344,10 @@ static int shared_read_all(struct cgcount *s)
 {
 	int i, ret;
 
-	for (i = 0; i < nr_leaders(s); i++) {
-		ret = read_cgroups(s, s->shared_fds[i]);
+	for (i = 0; i < nr_fds(s); i++) {
+		if (!is_leader_fd(s, i))
+			continue;
+		ret = read_cgroups(s, i);
 		if (ret)
 			return ret;
 		add_records(s, i, s->rc_buf);

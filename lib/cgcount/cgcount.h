@@ -151,6 +151,12 @@ struct cgcount_value {
 	uint64_t enabled;	/* ns the event was enabled (summed over CPUs) */
 	uint64_t running;	/* ns it was counting (== enabled unless multiplexed) */
 };
+/*
+ * Not counted: running == 0 (value 0, cgcount_scaled() 0) when nothing of
+ * the cgroup ran on a cpu while the event was counting there: the cgroup
+ * was idle, or the event (its group) never got a counter.  Never read a
+ * value with running 0 as a count of 0 events.
+ */
 
 struct cgcount_reading {
 	uint64_t cgroup_id;	/* cgroup v2 id (the directory's file handle) */
@@ -169,8 +175,16 @@ struct cgcount_reading {
  * "cpu/cycles/"), a raw config ("r1a8"), or any name libpfm4 encodes
  * ("INST_RETIRED:ANY_P", "perf::page-faults"), each with perf's modifiers
  * ":u", ":k", ":h" (count in user, kernel, hypervisor mode only).  The rstat
- * backend takes perf's names only.  @opts may be NULL.  Returns NULL with
- * errno set on failure.
+ * backend takes perf's names only.  Events in braces are a group, as perf
+ * stat takes them ("cpu-clock,{cycles,instructions}"; no nesting, no
+ * modifier after the '}'): its events are scheduled on the PMU together,
+ * all or nothing, on every backend; every member of a group reads the
+ * same enabled and running times in a cgroup.  A group the PMU can never
+ * hold is refused when opened (EINVAL from perf_event_open on most PMUs);
+ * one that fits the PMU but never gets it (other events hold counters)
+ * reads as not counted.  Events are numbered in the list's order, braces
+ * ignored; cgcount_event_name() gives each member's own name.  @opts may
+ * be NULL.  Returns NULL with errno set on failure.
  */
 CGCOUNT_API struct cgcount *cgcount_open(const char *events, const struct cgcount_opts *opts);
 CGCOUNT_API void cgcount_close(struct cgcount *s);

@@ -19,6 +19,8 @@
 struct cgc_event {
 	char *name;			/* as given, e.g. "cpu-clock" */
 	struct perf_event_attr attr;	/* read_format set when opened */
+	int leader;			/* the first event of its group; itself if alone */
+	int nr_members;			/* a leader: the events of its group (1 alone) */
 };
 
 /* One counted cgroup. */
@@ -73,6 +75,8 @@ struct cgcount {
 	uint64_t *rc_buf;		/* shared: the READ_CGROUPS buffer */
 	size_t rc_size;			/* its size in bytes */
 	void *rstat;			/* rstat: struct cgrstat * */
+	int *rstat_fds;			/* rstat with groups: [event][cpu number] */
+	int rstat_fds_cpus;		/* its cpu numbers: 0 .. this - 1 */
 	size_t max_cgroups;		/* rstat: cgcount_opts.max_cgroups */
 	struct cgc_subtree *subtrees;
 	size_t nr_subtrees;
@@ -112,10 +116,16 @@ int cgc_perf_open_err(int err, const char *what);
 int cgc_parse_events(struct cgcount *s, const char *list);
 void cgc_free_events(struct cgcount *s);
 int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long flags);
-/* @ev cpu-wide on @cpu in the group led by @group_fd, read as a group
+/* @ev of @pid (-1 cpu-wide, or a cgroup's fd with PERF_FLAG_PID_CGROUP in
+ * @flags) on @cpu in the group led by @group_fd, read as a group
  * (PERF_FORMAT_GROUP); @group_fd -1: a new group's leader, opened disabled,
  * to be enabled once its members are in. An fd or -errno. */
-int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd);
+int cgc_perf_open_grouped(const struct cgc_event *ev, int pid, int cpu, int group_fd,
+			  unsigned long flags);
+/* events[e] leads a group of more than one event (opened PERF_FORMAT_GROUP) */
+int cgc_is_group_leader(const struct cgcount *s, int e);
+/* perf_event_open of event @e failed with @err: say so, naming its group if it has one */
+int cgc_event_open_err(const struct cgcount *s, int e, int err);
 /* 1 if the kernel has PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not */
 int cgc_kernel_has_shared(void);
 

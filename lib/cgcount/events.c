@@ -87,7 +87,7 @@ static int bad_event(int err, const char *name, size_t len)
 		       "(showevtinfo lists them)", (int)len, name, known);
 }
 
-static int add_event(struct cgcount *s, const char *str, size_t len)
+static int add_event(struct cgcount *s, const char *str, size_t len, unsigned int flags)
 {
 	struct cgc_event *ev = &s->events[s->nr_events];
 	int ret;
@@ -101,23 +101,59 @@ static int add_event(struct cgcount *s, const char *str, size_t len)
 	ev->name = strndup(str, len);
 	if (!ev->name)
 		return cgc_err(ENOMEM, "out of memory");
+	ev->nr_members = 1;
+	ev->leader = s->nr_events;
+	if ((flags & CGUTIL_EV_GROUPED) && !(flags & CGUTIL_EV_LEADER)) {
+		ev->leader = s->events[s->nr_events - 1].leader;
+		s->events[ev->leader].nr_members++;
+	}
 	s->nr_events++;
 	return 0;
 }
 
 int cgc_parse_events(struct cgcount *s, const char *list)
 {
+	struct cgutil_event_iter it = { .pos = list ? list : "" };
+	unsigned int flags;
+	const char *ev;
 	size_t len;
-	int ret = 0;
+	int ret;
 
 	s->nr_events = 0;
-	for (; !ret && list && *list; list += len + !!list[len]) {
-		len = cgutil_event_len(list);
-		ret = add_event(s, list, len);
+	while ((ret = cgutil_event_next(&it, &ev, &len, &flags)) > 0) {
+		ret = add_event(s, ev, len, flags);
+		if (ret)
+			return ret;
 	}
-	if (!ret && !s->nr_events)
+	if (ret)
+		return cgc_err(EINVAL, "event list '%s': malformed group near '%.20s' (a group is "
+			       "{event,event,...}, not nested, without modifiers after the '}')",
+			       list, it.pos);
+	if (!s->nr_events)
 		return cgc_err(EINVAL, "no event given (e.g. \"cpu-clock,context-switches\")");
-	return ret;
+	return 0;
+}
+
+int cgc_is_group_leader(const struct cgcount *s, int e)
+{
+	return s->events[e].leader == e && s->events[e].nr_members > 1;
+}
+
+int cgc_event_open_err(const struct cgcount *s, int e, int err)
+{
+	int leader = s->events[e].leader, n = s->events[leader].nr_members, k;
+	char what[CGC_MSG_LEN / 2];
+	size_t used = 0;
+
+	if (n == 1)
+		return cgc_perf_open_err(err, s->events[e].name);
+	for (k = 0; k < n && used < sizeof(what); k++)
+		used += snprintf(what + used, sizeof(what) - used, "%s%s", k ? "," : "{",
+				 s->events[leader + k].name);
+	if (used < sizeof(what))
+		snprintf(what + used, sizeof(what) - used, "} (a group is on the PMU all at "
+			 "once: %d events, more than its counters?)", n);
+	return cgc_perf_open_err(err, what);
 }
 
 void cgc_free_events(struct cgcount *s)
@@ -137,7 +173,8 @@ int cgc_perf_open(const struct cgc_event *ev, int pid, int cpu, unsigned long fl
 	return cgutil_perf_open(&attr, pid, cpu, -1, flags);
 }
 
-int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd)
+int cgc_perf_open_grouped(const struct cgc_event *ev, int pid, int cpu, int group_fd,
+			  unsigned long flags)
 {
 	struct perf_event_attr attr = ev->attr;
 
@@ -149,7 +186,7 @@ int cgc_perf_open_grouped(const struct cgc_event *ev, int cpu, int group_fd)
 	 * would not be scheduled in until the group is.
 	 */
 	attr.disabled = group_fd < 0;
-	return cgutil_perf_open(&attr, -1, cpu, group_fd, 0);
+	return cgutil_perf_open(&attr, pid, cpu, group_fd, flags);
 }
 
 int cgc_kernel_has_shared(void)

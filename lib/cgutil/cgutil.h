@@ -116,6 +116,24 @@ void cgutil_event_names(char *buf, size_t len);
 size_t cgutil_event_len(const char *list);
 
 /*
+ * An event list with perf's groups, "cpu-clock,{cycles,instructions}":
+ * cgutil_event_next() gives its events one by one, from it.pos (set it to
+ * the list, in_group false): 1 and the next event (@ev, @len, its
+ * CGUTIL_EV_* @flags), 0 at the end of the list, -EINVAL for a group
+ * opened inside a group, a '}' without '{', a group not closed, or
+ * anything but ',' after a '}' (perf's group modifiers are not taken).
+ */
+struct cgutil_event_iter {
+	const char *pos;
+	bool in_group;
+};
+#define CGUTIL_EV_GROUPED	1u	/* inside {...} */
+#define CGUTIL_EV_LEADER	2u	/* the first of its group */
+#define CGUTIL_EV_LAST		4u	/* the last of its group */
+int cgutil_event_next(struct cgutil_event_iter *it, const char **ev, size_t *len,
+		      unsigned int *flags);
+
+/*
  * perf_event_open(2) of @attr (its size set here) with PERF_FLAG_FD_CLOEXEC
  * added to @flags: an fd, or -errno.  cgutil_perf_open_advice(-ret) says
  * what to do about a failure, for the caller's message.

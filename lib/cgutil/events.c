@@ -302,7 +302,41 @@ size_t cgutil_event_len(const char *list)
 	const char *p = list;
 	bool in_terms = false;
 
-	for (; *p && (in_terms || *p != ','); p++)
+	for (; *p && (in_terms || (*p != ',' && *p != '}')); p++)
 		in_terms ^= *p == '/';
 	return p - list;
+}
+
+int cgutil_event_next(struct cgutil_event_iter *it, const char **ev, size_t *len,
+		      unsigned int *flags)
+{
+	const char *p = it->pos;
+
+	*flags = 0;
+	if (!*p)
+		return it->in_group ? -EINVAL : 0;
+	if (*p == '{') {
+		if (it->in_group)
+			return -EINVAL;
+		it->in_group = true;
+		*flags |= CGUTIL_EV_LEADER;
+		p++;
+	}
+	*ev = p;
+	*len = cgutil_event_len(p);
+	p += *len;
+	if (it->in_group)
+		*flags |= CGUTIL_EV_GROUPED;
+	if (*p == '}') {
+		if (!it->in_group)
+			return -EINVAL;
+		it->in_group = false;
+		*flags |= CGUTIL_EV_LAST;
+		p++;
+		if (*p && *p != ',')
+			return -EINVAL;	/* group modifiers ("{a,b}:u") are not taken */
+	}
+	/* a trailing comma, as ",,", is an empty event next, unless the list ends */
+	it->pos = p + (*p == ',');
+	return 1;
 }

@@ -598,6 +598,68 @@ TEST_F(cgc, event_modifiers_and_pmu_syntax)
 	cgcount_close(s);
 }
 
+#define SW_GROUP	"context-switches,{cpu-clock,task-clock}"
+
+/*
+ * A group of the event list, "{cpu-clock,task-clock}", beside an event
+ * alone: both members count the busy cgroup's run time (within 5 % of its
+ * cpu.stat), with the same enabled and running times (software events are
+ * never multiplexed: running == enabled); the event alone counts as it
+ * does without the group.  Every backend.
+ */
+TEST_F(cgc, software_group_counts_with_one_time)
+{
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = cgcount_backend(self->s));
+	struct cgcount_value v[NR_VALUES];
+	struct cgcount *g;
+	int64_t truth;
+
+	last_msg[0] = '\0';
+	g = cgcount_open(SW_GROUP, &opts);
+	ASSERT_NE(NULL, g) TH_LOG("%s", last_msg);
+	ASSERT_EQ(3, cgcount_nr_events(g));
+	EXPECT_STREQ("cpu-clock", cgcount_event_name(g, 1));
+	EXPECT_STREQ("task-clock", cgcount_event_name(g, 2));
+	ASSERT_EQ(0, cgcount_add_path(g, self->busy)) TH_LOG("%s", last_msg);
+	ASSERT_EQ(0, cgcount_add_path(g, self->idle)) TH_LOG("%s", last_msg);
+	burn_in(_metadata, self->busy, BUSY_NS);
+	truth = usage_ns(self->busy);
+	ASSERT_EQ(0, cgcount_read_path(g, self->busy, v, NR_VALUES)) TH_LOG("%s", last_msg);
+	TH_LOG("busy: cpu-clock %llu task-clock %llu (enabled %llu, %llu) cpu.stat %lld",
+	       (unsigned long long)v[1].value, (unsigned long long)v[2].value,
+	       (unsigned long long)v[1].enabled, (unsigned long long)v[2].enabled,
+	       (long long)truth);
+	ASSERT_LT(BUSY_NS / 2, truth);
+	EXPECT_TRUE(cgtest_within_pct(v[1].value, truth, 5));
+	EXPECT_TRUE(cgtest_within_pct(v[2].value, truth, 5));
+	EXPECT_LE(1, v[0].value);
+	EXPECT_EQ(v[1].enabled, v[1].running);
+	EXPECT_EQ(v[1].enabled, v[2].enabled);
+	EXPECT_EQ(v[1].running, v[2].running);
+	ASSERT_EQ(0, cgcount_read_path(g, self->idle, v, NR_VALUES)) TH_LOG("%s", last_msg);
+	EXPECT_GT(truth / 100, v[1].value);
+	cgcount_close(g);
+}
+
+/* A malformed group is refused, saying what a group is; nothing opens. */
+TEST_F(cgc, malformed_group_is_refused)
+{
+	static const char *const bad[] = {
+		"{cpu-clock,{task-clock}}", "cpu-clock}", "{cpu-clock,task-clock",
+		"{cpu-clock,task-clock}:u", "{cpu-clock}task-clock",
+	};
+	CGCOUNT_OPTS(cgcount_opts, opts, .backend = cgcount_backend(self->s));
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		last_msg[0] = '\0';
+		EXPECT_EQ(NULL, cgcount_open(bad[i], &opts)) TH_LOG("%s", bad[i]);
+		EXPECT_EQ(EINVAL, errno);
+		EXPECT_NE(NULL, strstr(last_msg, "malformed group")) TH_LOG("%s: %s", bad[i],
+									   last_msg);
+	}
+}
+
 /* The library's debug messages: whether the shared backend grouped. */
 static int saw_group;
 

@@ -147,6 +147,52 @@ TEST_F(pmu, event_list_split_as_perf_does)
 	EXPECT_EQ(1, (int)(a.exclude_kernel));
 }
 
+/*
+ * perf's groups: "{a,b}" gives a and b, the first a leader, the last
+ * closing it; events alone around it have no flag; a comma in a PMU's
+ * /terms/ stays in its event inside a group too.
+ */
+TEST(event_groups_split_as_perf_does)
+{
+	static const char list[] = "cpu-clock,{cycles,cpu/event=0x3c,umask=0/u,instructions},"
+				   "{task-clock},cs";
+	static const struct {
+		const char *name;
+		unsigned int flags;
+	} want[] = {
+		{ "cpu-clock", 0 },
+		{ "cycles", CGUTIL_EV_GROUPED | CGUTIL_EV_LEADER },
+		{ "cpu/event=0x3c,umask=0/u", CGUTIL_EV_GROUPED },
+		{ "instructions", CGUTIL_EV_GROUPED | CGUTIL_EV_LAST },
+		{ "task-clock", CGUTIL_EV_GROUPED | CGUTIL_EV_LEADER | CGUTIL_EV_LAST },
+		{ "cs", 0 },
+	};
+	static const char *const bad[] = {
+		"{a,{b}}", "a}", "{a,b", "{a,b}:u", "{a}b", "a,{",
+	};
+	struct cgutil_event_iter it = { .pos = list };
+	unsigned int flags;
+	const char *ev;
+	size_t i, len;
+	int ret;
+
+	for (i = 0; (ret = cgutil_event_next(&it, &ev, &len, &flags)) > 0; i++) {
+		ASSERT_GT(sizeof(want) / sizeof(want[0]), i);
+		EXPECT_EQ(strlen(want[i].name), len) TH_LOG("event %zu", i);
+		EXPECT_EQ(0, strncmp(want[i].name, ev, len)) TH_LOG("event %zu: %.*s", i,
+								      (int)len, ev);
+		EXPECT_EQ(want[i].flags, flags) TH_LOG("event %zu", i);
+	}
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(sizeof(want) / sizeof(want[0]), i);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		it = (struct cgutil_event_iter){ .pos = bad[i] };
+		while ((ret = cgutil_event_next(&it, &ev, &len, &flags)) > 0)
+			;
+		EXPECT_EQ(-EINVAL, ret) TH_LOG("%s", bad[i]);
+	}
+}
+
 TEST(generic_names_and_modifiers)
 {
 	struct perf_event_attr a;

@@ -269,6 +269,26 @@ static void expect_cycles_match_clock(struct __test_metadata *_metadata, const c
 	TH_LOG("%s: cycles - cpu-clock = %+.0f", what, diff);
 }
 
+/* the loops run in a, a/b and a/c, each added first: N_A, N_B, N_C iterations */
+#define N_A	1000000
+#define N_B	3000000
+#define N_C	2000000
+
+static void loops_in_a_b_c(struct __test_metadata *_metadata, FIXTURE_DATA(hw) *self,
+			   struct cgcount_value *va, struct cgcount_value *vb,
+			   struct cgcount_value *vc)
+{
+	add(_metadata, self->s, self->a);
+	add(_metadata, self->s, self->b);
+	add(_metadata, self->s, self->c);
+	ASSERT_EQ(0, run_loop_in(self->a, N_A));
+	ASSERT_EQ(0, run_loop_in(self->b, N_B));
+	ASSERT_EQ(0, run_loop_in(self->c, N_C));
+	read_cg(_metadata, self->s, self->a, va);
+	read_cg(_metadata, self->s, self->b, vb);
+	read_cg(_metadata, self->s, self->c, vc);
+}
+
 #define EV_INSN		0
 #define EV_CYCLES	1
 #define EV_CLOCK	2
@@ -282,21 +302,13 @@ static void expect_cycles_match_clock(struct __test_metadata *_metadata, const c
  */
 TEST_F(hw, instructions_exact_parent_sums_children)
 {
-	const uint64_t n_a = 1000000, n_b = 3000000, n_c = 2000000;
+	const uint64_t n_a = N_A, n_b = N_B, n_c = N_C;
 	struct cgcount_value va[MAX_VALUES], vb[MAX_VALUES], vc[MAX_VALUES], vi[MAX_VALUES];
 	int e;
 
 	open_session(_metadata, self, variant->backend, "instructions:u,cycles,cpu-clock,cycles:u");
-	add(_metadata, self->s, self->a);
-	add(_metadata, self->s, self->b);
-	add(_metadata, self->s, self->c);
 	add(_metadata, self->s, self->idle);
-	ASSERT_EQ(0, run_loop_in(self->a, n_a));
-	ASSERT_EQ(0, run_loop_in(self->b, n_b));
-	ASSERT_EQ(0, run_loop_in(self->c, n_c));
-	read_cg(_metadata, self->s, self->a, va);
-	read_cg(_metadata, self->s, self->b, vb);
-	read_cg(_metadata, self->s, self->c, vc);
+	loops_in_a_b_c(_metadata, self, va, vb, vc);
 
 	/* reading disturbs nothing: nothing ran since, the same counts */
 	read_cg(_metadata, self->s, self->b, vi);
@@ -331,6 +343,18 @@ TEST_F(hw, instructions_exact_parent_sums_children)
 	}
 }
 
+/* a/b's event @e, multiplexed, counted a loop of @n: scaled 2N within 5 % */
+static void expect_multiplexed_loop(struct __test_metadata *_metadata, int e,
+				    const struct cgcount_value *v, uint64_t n)
+{
+	TH_LOG("event %d: %" PRIu64 " running %" PRIu64 " of %" PRIu64 " ns, scaled %.0f",
+	       e, v->value, v->running, v->enabled, cgcount_scaled(v));
+	EXPECT_LT(0, v->running);
+	EXPECT_GT(v->enabled, v->running);
+	EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(v), 2.0 * n, 5))
+		TH_LOG("a/b event %d scaled %.0f, truth %" PRIu64, e, cgcount_scaled(v), 2 * n);
+}
+
 /*
  * More instructions:u events than the general counters: each is
  * multiplexed (running < enabled), and scaled by enabled / running reads
@@ -353,29 +377,165 @@ TEST_F(hw, multiplexed_events_scale_to_the_truth)
 	read_cg(_metadata, self->s, self->b, vb);
 	read_cg(_metadata, self->s, self->a, va);
 	for (e = 0; e < MUX_EVENTS; e++) {
-		TH_LOG("event %d: %" PRIu64 " running %" PRIu64 " of %" PRIu64 " ns, scaled %.0f",
-		       e, vb[e].value, vb[e].running, vb[e].enabled, cgcount_scaled(&vb[e]));
-		EXPECT_LT(0, vb[e].running);
-		EXPECT_GT(vb[e].enabled, vb[e].running);
-		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&vb[e]), 2.0 * n, 5))
-			TH_LOG("a/b event %d scaled %.0f, truth %" PRIu64,
-			       e, cgcount_scaled(&vb[e]), 2 * n);
+		expect_multiplexed_loop(_metadata, e, &vb[e], n);
 		EXPECT_TRUE(cgtest_within_pct(cgcount_scaled(&va[e]), 2.0 * n, 5))
 			TH_LOG("a event %d scaled %.0f, truth %" PRIu64,
 			       e, cgcount_scaled(&va[e]), 2 * n);
 	}
 }
 
-/*
- * libcgcount has no group syntax: "{cycles,instructions}" is refused as
- * an unknown event, never counted as two ungrouped events.
- */
-TEST_F(hw, group_syntax_is_refused)
+/* members [first, first + n) of a group: one enabled and one running time */
+static void expect_one_time(struct __test_metadata *_metadata, const char *what,
+			    const struct cgcount_value *v, int first, int n)
 {
-	self->s = open_backend(variant->backend, "{cycles,instructions}");
+	int e;
+
+	for (e = first + 1; e < first + n; e++) {
+		EXPECT_EQ(v[first].enabled, v[e].enabled)
+			TH_LOG("%s: member %d enabled %" PRIu64 ", the leader %" PRIu64, what,
+			       e - first, v[e].enabled, v[first].enabled);
+		EXPECT_EQ(v[first].running, v[e].running)
+			TH_LOG("%s: member %d running %" PRIu64 ", the leader %" PRIu64, what,
+			       e - first, v[e].running, v[first].running);
+	}
+}
+
+#define GR_INSN		0
+#define GR_CYCLES_U	1
+#define GR_CLOCK	2
+#define GR_CYCLES	3
+
+/*
+ * A group of the event list beside events alone: {instructions:u,cycles:u}
+ * counts each cgroup's loops exactly (2N + 3, cycles:u the same number),
+ * its members with one enabled and one running time, never multiplexed
+ * (3 hardware events per cgroup, 6 of the 7 counters while a/b runs); the
+ * parent a the sum of its own task's and its children's; cycles alone the
+ * cgroup's cpu-clock.
+ */
+TEST_F(hw, group_counts_per_cgroup)
+{
+	const uint64_t n_a = N_A, n_b = N_B, n_c = N_C;
+	struct cgcount_value va[MAX_VALUES], vb[MAX_VALUES], vc[MAX_VALUES];
+
+	open_session(_metadata, self, variant->backend, "{instructions:u,cycles:u},cpu-clock,cycles");
+	ASSERT_EQ(4, cgcount_nr_events(self->s));
+	EXPECT_STREQ("cycles:u", cgcount_event_name(self->s, GR_CYCLES_U));
+	loops_in_a_b_c(_metadata, self, va, vb, vc);
+	TH_LOG("a/b: instructions:u %" PRIu64 " cycles:u %" PRIu64 ", enabled %" PRIu64
+	       " running %" PRIu64 " and %" PRIu64 " %" PRIu64, vb[GR_INSN].value,
+	       vb[GR_CYCLES_U].value, vb[GR_INSN].enabled, vb[GR_INSN].running,
+	       vb[GR_CYCLES_U].enabled, vb[GR_CYCLES_U].running);
+	expect_loop_count(_metadata, "a/b", vb[GR_INSN].value, n_b);
+	expect_loop_count(_metadata, "a/c", vc[GR_INSN].value, n_c);
+	expect_loop_count(_metadata, "a without a/b and a/c",
+			  va[GR_INSN].value - vb[GR_INSN].value - vc[GR_INSN].value, n_a);
+	EXPECT_EQ(vb[GR_INSN].value, vb[GR_CYCLES_U].value);
+	EXPECT_EQ(vc[GR_INSN].value, vc[GR_CYCLES_U].value);
+	EXPECT_EQ(va[GR_INSN].value, va[GR_CYCLES_U].value);
+	expect_one_time(_metadata, "a/b", vb, GR_INSN, 2);
+	expect_one_time(_metadata, "a/c", vc, GR_INSN, 2);
+	expect_one_time(_metadata, "a", va, GR_INSN, 2);
+	EXPECT_EQ(vb[GR_INSN].enabled, vb[GR_INSN].running);
+	EXPECT_EQ(va[GR_INSN].enabled, va[GR_INSN].running);
+	expect_cycles_match_clock(_metadata, "a/b", &vb[GR_CYCLES], &vb[GR_CLOCK]);
+	expect_cycles_match_clock(_metadata, "a", &va[GR_CYCLES], &va[GR_CLOCK]);
+}
+
+#define MUX_GROUPS	4	/* 4 x {instructions:u,cycles:u}: 8 events, 7 counters */
+
+/*
+ * Groups multiplexed with each other: 4 groups of 2 for 7 counters, 3 of
+ * them at a time.  Each member ran (running > 0) less than it was enabled,
+ * a group's members for the same times, and each scaled by enabled /
+ * running reads the loop's 2N within 5 % (cycles:u: one per instruction).
+ */
+TEST_F(hw, groups_multiplexed_scale_to_the_truth)
+{
+	const uint64_t n = 100000000;
+	struct cgcount_value vb[MAX_VALUES];
+	char events[MUX_GROUPS * sizeof("{instructions:u,cycles:u},")] = "";
+	int g, e;
+
+	for (g = 0; g < MUX_GROUPS; g++)
+		strcat(strcat(events, g ? "," : ""), "{instructions:u,cycles:u}");
+	open_session(_metadata, self, variant->backend, events);
+	ASSERT_EQ(2 * MUX_GROUPS, cgcount_nr_events(self->s));
+	add(_metadata, self->s, self->b);
+	ASSERT_EQ(0, run_loop_in(self->b, n));
+	read_cg(_metadata, self->s, self->b, vb);
+	for (e = 0; e < 2 * MUX_GROUPS; e++)
+		expect_multiplexed_loop(_metadata, e, &vb[e], n);
+	for (g = 0; g < MUX_GROUPS; g++)
+		expect_one_time(_metadata, "a/b", vb, 2 * g, 2);
+}
+
+#define BIG_GROUP	(1 + NR_GENERAL_COUNTERS)	/* cycles + 6 instructions:u */
+
+/* "{cycles,instructions:u,...}" with @n instructions:u */
+static void big_group(char *buf, size_t len, int n)
+{
+	int i;
+
+	snprintf(buf, len, "{cycles");
+	for (i = 0; i < n; i++)
+		strncat(buf, ",instructions:u", len - strlen(buf) - 1);
+	strncat(buf, "}", len - strlen(buf) - 1);
+}
+
+/*
+ * A group the PMU can never hold, cycles and 7 instructions:u for the cycle
+ * counter and 6 general counters, is refused when opened (the arm PMU driver checks that a group fits, on
+ * every kernel: EINVAL), the message naming the group.  A group that fits
+ * the PMU but never gets it, cycles and 6 instructions:u while a pinned
+ * event of this test holds a general counter, reads as not counted:
+ * running 0, value 0, scaled 0, for every member, while it was enabled;
+ * the event alone beside it counts.
+ */
+TEST_F(hw, unschedulable_group_is_not_counted)
+{
+	struct perf_event_attr pin = {
+		.type = PERF_TYPE_HARDWARE, .size = sizeof(pin),
+		.config = PERF_COUNT_HW_INSTRUCTIONS, .exclude_kernel = 1, .pinned = 1,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
+	};
+	char events[(BIG_GROUP + 2) * sizeof(",instructions:u") + sizeof(",cpu-clock")];
+	struct cgcount_value vb[MAX_VALUES];
+	uint64_t pinned[3] = { 0 };
+	int e, fd;
+
+	ASSERT_EQ(0, wait_counters_free()) TH_LOG("the PMU's counters stay taken");
+	big_group(events, sizeof(events), NR_GENERAL_COUNTERS + 1);
+	self->s = open_backend(variant->backend, events);
 	EXPECT_EQ(NULL, self->s);
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_NE(NULL, strstr(last_msg, "unknown event '{cycles'")) TH_LOG("%s", last_msg);
+	EXPECT_NE(NULL, strstr(last_msg, "{cycles,instructions:u,")) TH_LOG("%s", last_msg);
+	TH_LOG("%s", last_msg);
+
+	fd = cgutil_perf_open(&pin, -1, 0, -1, 0);
+	ASSERT_LE(0, fd) TH_LOG("pinned instructions:u: %s", strerror(-fd));
+	big_group(events, sizeof(events), NR_GENERAL_COUNTERS);
+	strcat(events, ",cpu-clock");
+	self->s = open_backend(variant->backend, events);
+	ASSERT_NE(NULL, self->s) TH_LOG("%s", last_msg);
+	add(_metadata, self->s, self->b);
+	ASSERT_EQ(0, run_loop_in(self->b, 1000000));
+	read_cg(_metadata, self->s, self->b, vb);
+	ASSERT_EQ(sizeof(pinned), read(fd, pinned, sizeof(pinned)));
+	close(fd);
+	/* the pinned event had its counter all along */
+	EXPECT_LT(2000000, pinned[0]);
+	EXPECT_EQ(pinned[1], pinned[2]);
+	for (e = 0; e < BIG_GROUP; e++) {
+		TH_LOG("member %d: %" PRIu64 ", running %" PRIu64 " of %" PRIu64 " ns", e,
+		       vb[e].value, vb[e].running, vb[e].enabled);
+		EXPECT_LT(0, vb[e].enabled);
+		EXPECT_EQ(0, vb[e].running);
+		EXPECT_EQ(0, vb[e].value);
+		EXPECT_EQ(0, cgcount_scaled(&vb[e]));
+	}
+	EXPECT_LT(0, vb[BIG_GROUP].value);
+	EXPECT_LT(0, vb[BIG_GROUP].running);
 }
 
 /*
