@@ -24,15 +24,18 @@
 #     events backend reprograms the PMU at each cgroup switch: its cycles
 #     read 0.10-0.26 % below its cpu-clock; the others within 0.02 %, on
 #     Debian's 6.1, 6.12, 7.3 and our 7.3).
-#  2. groups: -e '{cycles,instructions:u}',cpu-clock: events and bperf
-#     keep the group (instructions:u exact, cycles as in 1, both members
-#     with the same running time); shared and rstat refuse it, naming it.
+#  2. groups: -e '{cycles,instructions:u}',cpu-clock: events, bperf and
+#     shared keep the group (instructions:u exact, cycles as in 1, both
+#     members with the same running time); rstat refuses it, naming it.
 #  3. multiplexing: eight instructions:u events on six counters: each is
 #     shown running part of the time (below 100 %) and its scaled count is
-#     within 5 % of the truth.  A group the PMU can never schedule
-#     ({instructions:u x 7} on six counters; x 8, which the kernel does
-#     not even open whole) shows <not counted> or <not supported> for every
-#     member, never a number, where the backend keeps groups.
+#     within 5 % of the truth.  Where the backend keeps groups: three
+#     groups of three instructions:u on six counters multiplex as groups
+#     (each member below 100 %, the members of a group with the same
+#     running time, each scaled count within 5 % of the truth), and a group
+#     the PMU can never schedule ({instructions:u x 7} on six counters;
+#     x 8, which the kernel does not even open whole) shows <not counted>
+#     or <not supported> for every member, never a number.
 # One vcpu only (the one-vcpu guest of make check, scripts/vm-run.sh
 # --cpus 1): under single-threaded TCG a vcpu's instruction counter reads
 # QEMU's one instruction count, so on two vcpus a loop's instructions:u
@@ -118,9 +121,9 @@ within_pct() {
 }
 # repeat EVENT K: EVENT K times, comma-separated
 repeat() { local s=$1 i; for ((i = 1; i < $2; i++)); do s+=",$1"; done; echo "$s"; }
-# keeps_groups BACKEND: the backend keeps a user's event group (perf/patches
-# 0008: shared and rstat refuse one)
-keeps_groups() { [ "$1" = events ] || [ "$1" = bperf ]; }
+# keeps_groups BACKEND: the backend keeps a user's event group (rstat
+# refuses one)
+keeps_groups() { [ "$1" != rstat ]; }
 # The checks below (called through check: SC2317) read perf stat's CSV
 # (FILE) of instructions:u events, and $rc: its exit status.
 # multiplexed FILE K: perf exited 0 and printed K lines, each running
@@ -130,6 +133,18 @@ multiplexed() {
 	[ "$rc" = 0 ] && awk -F, -v k="$2" '$3 == "instructions:u" {
 		n++; if (!($6 > 0 && $6 < 100)) bad = 1 }
 		END { exit !(n == k && !bad) }' "$1"
+}
+# groups_multiplexed FILE K N: perf exited 0 and printed K groups of N
+# lines, each running part of the time (0 < % < 100), the N members of
+# each group (consecutive lines) with the same running time, within 0.01 %
+# (bperf reads the members one after the other)
+# shellcheck disable=SC2317
+groups_multiplexed() {
+	[ "$rc" = 0 ] && awk -F, -v k="$2" -v m="$3" '$3 == "instructions:u" {
+		if (n % m == 0) run = $5
+		d = $5 - run; if (d < 0) d = -d; if (d * 10000 > run) bad = 1
+		n++; if (!($6 > 0 && $6 < 100)) bad = 1 }
+		END { exit !(n == k * m && !bad) }' "$1"
 }
 # scaled_within5 FILE TRUTH: every count is within 5 % of TRUTH
 # shellcheck disable=SC2317
@@ -154,7 +169,9 @@ refuses_group() {
 }
 
 echo "TAP version 13"
-echo "1..$((3 + ${#BACKENDS[@]} * 6))"
+nkeep=0
+for b in "${BACKENDS[@]}"; do keeps_groups "$b" && nkeep=$((nkeep + 1)); done
+echo "1..$((3 + ${#BACKENDS[@]} * 6 + nkeep * 2))"
 cpus=$(nproc --all)
 check "one vcpu (a vcpu's instruction counter counts every vcpu's instructions): $cpus" \
 	[ "$cpus" = 1 ]
@@ -241,6 +258,15 @@ for b in "${BACKENDS[@]}"; do
 		multiplexed "$tmp/mux.$b" 8
 	check "$b: each scaled count within 5 % of $((2 * N_MUX))" \
 		scaled_within5 "$tmp/mux.$b" $((2 * N_MUX))
+	if keeps_groups "$b"; then
+		g3="{$(repeat instructions:u 3)}"
+		perf_stat "$b" "$tmp/gmux.$b" "$TOP/a/b" "$(repeat "$g3" 3)" "$0" --run "$N_MUX:$TOP/a/b"
+		what=$(awk -F, -v cg="$TOP/a/b" '$3 == "instructions:u" && $4 == cg { printf " %s (%s ns, %s %%)", $1, $5, $6 }' "$tmp/gmux.$b")
+		check "$b: 3 groups of 3 instructions:u on 6 counters: multiplexed as groups, 0 < % < 100, a group's members with one running time (0.01 %):$what" \
+			groups_multiplexed "$tmp/gmux.$b" 3 3
+		check "$b: each scaled count of the groups within 5 % of $((2 * N_MUX))" \
+			scaled_within5 "$tmp/gmux.$b" $((2 * N_MUX))
+	fi
 	for k in 7 8; do
 		perf_stat "$b" "$tmp/never$k.$b" "$TOP/a/b" "{$(repeat instructions:u "$k")}" "$0" --run "$N1:$TOP/a/b"
 		if keeps_groups "$b"; then
