@@ -4,9 +4,9 @@
 #  - auto loads no BPF: on this kernel it picks shared and -v says why, with
 #    an event group too (shared keeps groups);
 #  - the BPF backends run when asked: --bpf-counters (bperf), perf config
-#    stat.cgroup-backend (rstat), each named with what asked for it; an
-#    explicit --cgroup-backend, auto included, overrides perf config; the old
-#    name "bpf" is refused;
+#    stat.cgroup-backend (rstat, with an event group too), each named with
+#    what asked for it; an explicit --cgroup-backend, auto included,
+#    overrides perf config; the old name "bpf" is refused;
 #  - 1000 cgroups under a 1024-fd limit perf cannot raise: shared and rstat
 #    count them all (the busy one's cpu-clock at least 0.5 s of the 2 s and
 #    at most its cpu.stat + 5 %) with fewer than 100 fds open; the events
@@ -53,7 +53,7 @@ backend_line() { grep -m1 '^cgroup backend' "$tmp/$1"; }
 
 mkdir -p "$CG/$TOP/a"
 echo "TAP version 13"
-echo "1..11"
+echo "1..12"
 
 pstat auto --for-each-cgroup "$TOP/a" -e cpu-clock
 check "auto on a kernel with the ioctls: $(backend_line auto)" \
@@ -70,6 +70,9 @@ HOME=$tmp perf config --user stat.cgroup-backend=rstat
 HOME=$tmp pstat config --for-each-cgroup "$TOP/a" -e cpu-clock
 check "perf config stat.cgroup-backend=rstat: $(backend_line config)" \
 	grep -q '^cgroup backend: rstat (perf config stat.cgroup-backend)' "$tmp/config"
+HOME=$tmp pstat config-group --for-each-cgroup "$TOP/a" -e '{cpu-clock,context-switches}'
+check "perf config stat.cgroup-backend=rstat with an event group: exit $rc, $(backend_line config-group)" \
+	[ "$rc" = 0 -a "$(grep -c '^cgroup backend: rstat (perf config stat.cgroup-backend)' "$tmp/config-group")" = 1 ]
 HOME=$tmp pstat config-option --cgroup-backend=shared --for-each-cgroup "$TOP/a" -e cpu-clock
 check "--cgroup-backend overrides perf config: $(backend_line config-option)" \
 	grep -q '^cgroup backend: shared (--cgroup-backend)' "$tmp/config-option"
