@@ -13,7 +13,7 @@
 # backend documents a cgroup's counts as including its descendants'
 # (perf-stat.txt, --for-each-cgroup).
 #  1. counts: every backend at once on one workload, instructions:u (one
-#     counter each, the events backend two): each within [truth, truth + 3]
+#     counter each, the events backend two): each exactly the truth + 3
 #     per loop, unscaled (100 %), and all backends identical.
 #     Then each backend on its own, -e cycles,cycles:u,instructions:u,
 #     cpu-clock: cycles:u equals instructions:u (-icount shift=0: the
@@ -83,11 +83,11 @@ source tests/perf/cpustat.sh	# CG, and the cleanup of $TOP and $tmp
 N1=10000000
 N2=2500000
 N_MUX=50000000
-LOOP_SLACK=3
+LOOP_EXTRA=3
 CYCLES_TOLERANCE=0.5
 mkdir -p "$CG/$TOP/a/b"
 WORK=("$N1:$TOP/a/b" "$N2:$TOP/a")
-# the truths: instructions:u of each cgroup, without the LOOP_SLACK per loop
+# the truths: instructions:u of each cgroup, without the LOOP_EXTRA per loop
 declare -A TRUTH=([a/b]=$((2 * N1)) [a]=$((2 * N1 + 2 * N2)))
 declare -A LOOPS=([a/b]=1 [a]=2)
 
@@ -108,11 +108,9 @@ field() {
 	awk -F, -v ev="$2" -v cg="$TOP/$3" -v c="$4" \
 		'$3 == ev && $4 == cg { print $c; exit }' "$1"
 }
-# in_slack VALUE CGROUP: VALUE is the cgroup's truth plus 0 to its slack
-in_slack() {
-	local v=$1 t=${TRUTH[$2]}
-	[[ $v =~ ^[0-9]+$ ]] && [ "$v" -ge "$t" ] &&
-		[ "$v" -le $((t + LOOP_SLACK * LOOPS[$2])) ]
+# exact VALUE CGROUP: VALUE is the cgroup's truth plus LOOP_EXTRA per loop
+exact() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -eq $((TRUTH[$2] + LOOP_EXTRA * LOOPS[$2])) ]
 }
 # within_pct VALUE REF PCT: |VALUE - REF| <= PCT % of REF, REF > 0
 within_pct() {
@@ -187,10 +185,10 @@ for b in "${BACKENDS[@]}"; do
 		v=$(field "$tmp/all.$b" instructions:u "$cg" 1)
 		pct=$(field "$tmp/all.$b" instructions:u "$cg" 6)
 		what+=" $b $cg ${v:-none} (${pct:-none} %);"
-		in_slack "${v:-x}" "$cg" && [ "$pct" = 100.00 ] || ok=1
+		exact "${v:-x}" "$cg" && [ "$pct" = 100.00 ] || ok=1
 	done
 done
-check "at once, instructions:u a/b ${TRUTH[a/b]} + 0..$LOOP_SLACK, a (itself and a/b) ${TRUTH[a]} + 0..$((2 * LOOP_SLACK)), 100 %:$what" \
+check "at once, instructions:u a/b ${TRUTH[a/b]} + $LOOP_EXTRA, a (itself and a/b) ${TRUTH[a]} + $((2 * LOOP_EXTRA)), 100 %:$what" \
 	[ "$ok" = 0 ]
 counts=$(for b in "${BACKENDS[@]}"; do
 	for cg in a/b a; do field "$tmp/all.$b" instructions:u "$cg" 1; done | xargs
@@ -209,10 +207,10 @@ for b in "${BACKENDS[@]}"; do
 		ms=$(field "$tmp/clk.$b" cpu-clock "$cg" 1)
 		ns=$(awk -v ms="${ms:-0}" 'BEGIN { printf "%.0f", ms * 1000000 }')
 		what+=" $cg instructions:u ${ins:-none} cycles:u ${cycu:-none} cycles ${cyc:-none} cpu-clock ${ns} ns;"
-		{ [ "$rc" = 0 ] && in_slack "${ins:-x}" "$cg" && [ "$cycu" = "$ins" ] &&
+		{ [ "$rc" = 0 ] && exact "${ins:-x}" "$cg" && [ "$cycu" = "$ins" ] &&
 			within_pct "${cyc:-x}" "$ns" "$CYCLES_TOLERANCE"; } || ok=1
 	done
-	check "$b: instructions:u truth + 0..$LOOP_SLACK per loop, cycles:u = instructions:u, cycles within $CYCLES_TOLERANCE % of cpu-clock:$what" \
+	check "$b: instructions:u truth + $LOOP_EXTRA per loop, cycles:u = instructions:u, cycles within $CYCLES_TOLERANCE % of cpu-clock:$what" \
 		[ "$ok" = 0 ]
 
 	# 2. the group {cycles,instructions:u}
@@ -227,11 +225,11 @@ for b in "${BACKENDS[@]}"; do
 		rcyc=$(field "$tmp/grp.$b" cycles "$cg" 5)
 		rins=$(field "$tmp/grp.$b" instructions:u "$cg" 5)
 		what+=" $cg cycles ${cyc:-none} instructions:u ${ins:-none} cpu-clock $ns ns, running ${rcyc:-none} ${rins:-none} ns;"
-		{ [ "$rc" = 0 ] && in_slack "${ins:-x}" "$cg" &&
+		{ [ "$rc" = 0 ] && exact "${ins:-x}" "$cg" &&
 			within_pct "${cyc:-x}" "$ns" "$CYCLES_TOLERANCE" &&
 			within_pct "${rins:-x}" "${rcyc:-0}" 0.01; } || ok=1
 	done
-	check "$b keeps {cycles,instructions:u}: instructions:u truth + 0..$LOOP_SLACK per loop, cycles within $CYCLES_TOLERANCE % of cpu-clock, the members' running times within 0.01 %:$what" \
+	check "$b keeps {cycles,instructions:u}: instructions:u truth + $LOOP_EXTRA per loop, cycles within $CYCLES_TOLERANCE % of cpu-clock, the members' running times within 0.01 %:$what" \
 		[ "$ok" = 0 ]
 
 	# 3. more events than counters
