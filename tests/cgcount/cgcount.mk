@@ -8,7 +8,7 @@ CGC_TEST_CFLAGS = $(CFLAGS_USER) -Wno-unused-parameter -Wno-sign-compare -Wno-cl
 # the perf event helpers and the tests' cgroup library, built once
 # (tests/kernel/kernel-tests.mk, tests/lib/tests-lib.mk)
 CGC_TEST_LIBS = $(PCG_LIB_O) $(CGTEST_LIB)
-CGC_TEST_DEPS := $(CGC_TEST_SRCS) $$(PCG_HDRS) $$(CGC_DIR)/cgcount.h $$(CGC_TEST_LIBS)
+CGC_TEST_DEPS := $(CGC_TEST_SRCS) $$(PCG_HDRS) $$(CGTEST_HDRS) $$(CGC_DIR)/cgcount.h $$(CGC_TEST_LIBS)
 
 # the test libraries call cgutil, whose copy inside libcgcount.a is local: link it again
 $(CGC_TEST_OUT)/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_LIB_A) $$(CGUTIL_LIB)

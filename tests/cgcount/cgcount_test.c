@@ -23,6 +23,7 @@
 #include "kselftest_harness.h"
 #include "pcg_lib.h"
 #include "cgcount.h"
+#include "cgcount_messages.h"
 
 #define BUSY_NS		(400 * NSEC_PER_MSEC)
 #define EVENTS		"cpu-clock,context-switches"
@@ -30,21 +31,6 @@
 #define NR_THREADS	4
 #define THREAD_READS	40
 #define NR_VALUES	8	/* room for the values of a reading */
-
-/* The library's last warning, caught by its print callback. */
-static char last_msg[1024];
-
-static int catch_print(enum cgcount_print_level level, const char *fmt, va_list ap)
-{
-	if (level == CGCOUNT_WARN)
-		vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	return 0;
-}
-
-__attribute__((constructor)) static void catch_messages(void)
-{
-	cgcount_set_print(catch_print);
-}
 
 static int64_t usage_ns(const char *cg)
 {

@@ -38,6 +38,7 @@
 #include "harness.h"
 #include "cgtest.h"
 #include "cgcount.h"
+#include "cgcount_messages.h"
 #include "cgutil.h"
 
 /*
@@ -49,21 +50,6 @@
 #define LOOP_EXTRA	3
 #define MAX_VALUES	8	/* the rstat backend counts at most 8 events */
 #define MUX_EVENTS	8	/* > the 6 general counters instructions can use */
-
-/* The library's last warning, caught by its print callback. */
-static char last_msg[1024];
-
-static int catch_print(enum cgcount_print_level level, const char *fmt, va_list ap)
-{
-	if (level == CGCOUNT_WARN)
-		vsnprintf(last_msg, sizeof(last_msg), fmt, ap);
-	return 0;
-}
-
-__attribute__((constructor)) static void catch_messages(void)
-{
-	cgcount_set_print(catch_print);
-}
 
 /*
  * Run n loop iterations in a child of cgroup cg: hw-loop (tests/perf/hw-loop.c,

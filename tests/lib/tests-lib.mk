@@ -11,7 +11,7 @@
 # read later.
 CGTEST_OUT    := $(BUILD)/tests/lib
 CGTEST_LIB    := $(CGTEST_OUT)/libcgtest.a
-CGTEST_HDRS   := tests/lib/cgtest.h tests/lib/harness.h
+CGTEST_HDRS   := tests/lib/cgtest.h tests/lib/harness.h tests/lib/cgcount_messages.h
 CGTEST_CFLAGS = -Itests/lib $(CGUTIL_CFLAGS)
 CGTEST_LDLIBS = $(CGTEST_LIB) $(CGUTIL_LIB) $(CGUTIL_LDLIBS)
 
