@@ -73,7 +73,7 @@
 
 /* The version of this header; the .so's soname carries the major one. */
 #define CGCOUNT_MAJOR_VERSION 0
-#define CGCOUNT_MINOR_VERSION 2
+#define CGCOUNT_MINOR_VERSION 3
 #define CGCOUNT_PATCH_VERSION 0
 
 #ifdef __cplusplus
@@ -247,6 +247,33 @@ CGCOUNT_API int cgcount_read_path(struct cgcount *s, const char *path,
 CGCOUNT_API int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings,
 				 size_t *nr);
 CGCOUNT_API void cgcount_readings_free(struct cgcount_reading *readings, size_t nr);
+
+/*
+ * What a session could not count, summed since cgcount_open(): each field
+ * only grows, so a monitoring tool exports them as counters.  Declare with
+ * CGCOUNT_OPTS(cgcount_errors, e) so that sz is right; fields are only ever
+ * added at the end.
+ */
+struct cgcount_errors {
+	size_t sz;		/* sizeof(struct cgcount_errors) */
+	/* cgroups a walk (cgcount_add_regex(), _add_subtree(), their reads)
+	 * left out: removed during the walk, or a directory it could not
+	 * open or read */
+	uint64_t walk_skipped;
+	/* cgroups removed between a walk and their attach, left out of the
+	 * batch that added them (the rest of the batch is counted) */
+	uint64_t vanished;
+	/* rstat: counts of cgroups that found no slot in the BPF maps
+	 * (max_cgroups): each time a cgroup's counts could not be kept in its
+	 * own slot.  They are never dropped silently: they go to the nearest
+	 * ancestor that has a slot, and this counts each time. */
+	uint64_t unplaced;
+	size_t :0;
+};
+#define cgcount_errors__last_field unplaced
+
+/* Copy the session's error counts into @errors (its sz says how much). */
+CGCOUNT_API int cgcount_errors(struct cgcount *s, struct cgcount_errors *errors);
 
 /* value scaled by enabled / running (as perf stat does); 0 if never ran */
 CGCOUNT_API double cgcount_scaled(const struct cgcount_value *v);

@@ -52,6 +52,8 @@ struct cgc_backend_ops {
 	int (*read_all)(struct cgcount *s);
 	/* optional: the kernel attaches the cgroups created below @id */
 	int (*watch)(struct cgcount *s, uint64_t id);
+	/* optional: add the backend's own error counts to @e */
+	void (*errors)(struct cgcount *s, struct cgcount_errors *e);
 };
 
 /* A subtree whose new cgroups each read adds (cgcount_add_subtree()). */
@@ -82,6 +84,7 @@ struct cgcount {
 	size_t nr_subtrees;
 	/* the highest id a subtree walk saw: cgroup ids only grow */
 	uint64_t subtree_last_id;
+	struct cgcount_errors errors;	/* cgcount_errors(): the library's own counts */
 };
 
 /*

@@ -168,6 +168,7 @@ static int walk_fd(struct cgc_walk *w, int fd)
 	w->rel_len = strcmp(w->rel, "/") ? strlen(w->rel) : 0;
 	ret = cgutil_walk(fd, 0, walk_visit, w, &skipped);
 	free(w->path);
+	w->s->errors.walk_skipped += skipped;
 	if (skipped)
 		cgc_print(CGCOUNT_DEBUG, "cgroup walk: %llu cgroup(s) below %s%s vanished or "
 			  "could not be read during the walk\n", (unsigned long long)skipped,
