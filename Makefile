@@ -31,13 +31,20 @@ CFLAGS_USER  := -O2 -g -Wall -Wextra -Werror -std=gnu11
 OBJCOPY      := objcopy
 BPF_TARGET_ARCH := x86
 DEPS_STAMP   := $(BUILD)/.deps-installed
+# where `make install` puts things (DESTDIR= stages them elsewhere); Debian's
+# packaging (debian/rules) passes PREFIX=/usr LIBDIR=/usr/lib/<multiarch>
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+MANDIR       ?= $(PREFIX)/share/man
 
 GUEST_BINS :=
 HOST_TESTS :=
 
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
-.PHONY: all help deps tests check check-debug install demo vm-run vm-shell clean distclean
+.PHONY: all help deps tests check check-debug install deb demo vm-run vm-shell clean distclean
 all: kernel tests
 
 help:
@@ -50,7 +57,9 @@ help:
 ## make kernel        build/bzImage (6.12 + kernel/backport-6.12), build/bzImage-7.3 (7.3 + kernel/mainline-7.3)
 ## make perf          build/bin/perf with the perf series (perf/patches)
 ## make tools         cgtop, cgroup-exporter, cgrstat, memcg-stat in build/bin
-## make install       libcgcount (header, .a, .so, pkg-config), the tools and their man pages (PREFIX=, DESTDIR=)
+## make install       copy what `make` built: libcgcount (header, .a, .so, pkg-config, cgcount(3)),
+##                    the tools and their man pages; builds nothing (PREFIX=, DESTDIR=, LIBDIR=, BINDIR=)
+## make deb           Debian packages of what `make` built, in build/deb (debian/, dpkg-buildpackage)
 ## make bench-quick   every backend side by side, reduced sweep (make bench: full)
 ## make vm-run CMD=.. one command in the guest;  make vm-shell: a shell there
 ## make deps          install the build and test dependencies (apt-get)
@@ -67,7 +76,20 @@ include $(sort $(filter-out build/% scripts/%,$(wildcard */*.mk */*/*.mk)))
 
 tests: deps kernel $(GUEST_BINS) $(HOST_TESTS) kernel-7.3-wait arm64
 
+# `make install` copies what is built and builds nothing: no kernel, no
+# apt-get, nothing written to build/ (so `sudo make install` after `make`
+# leaves no root-owned file in the tree). INSTALL_CHECK names what a
+# fragment's install copies; it fails, naming the first file missing.
+INSTALL_CHECK = @for f in $(1); do [ -e "$$f" ] || { \
+	echo "make install: $$f is not built: run make (or make cgcount tools) first" >&2; exit 1; }; done
 install: cgcount-install tools-install
+
+# Debian's binary packages (debian/) from what `make` built, into DEB_OUT:
+# debian/rules brings the library and tools up to date with make's own rules
+# but without the kernel-6.12 and deps targets (no kernel build, no apt-get)
+DEB_OUT ?= $(BUILD)/deb
+deb:
+	@deploy/build-deb.sh $(DEB_OUT)
 
 check: tests
 	@HOST_TESTS="$(HOST_TESTS)" scripts/check.sh --kernel $(BZIMAGE) $(if $(K),--kernels $(K)) $(T)

@@ -30,6 +30,8 @@ PACKAGES=(
 	prometheus tmux man-db
 	# cgroup-exporter's HTTP server
 	libmicrohttpd-dev
+	# make deb (debian/) and its checks: lintian, systemd-analyze
+	debhelper lintian systemd
 )
 
 missing=()

@@ -11,8 +11,8 @@
 # count, the session, the cgroup tree); every tool follows cli.h (--help,
 # --version, exit status 2 for a usage error). Man pages: docs/man/*.1.
 #
-#   make install [PREFIX=/usr/local] [DESTDIR=]   also installs these tools
-#                      in PREFIX/bin and their man pages in PREFIX/share/man/man1
+#   make install [PREFIX=/usr/local] [DESTDIR=] [BINDIR=] [MANDIR=]   also installs
+#                      these tools (as built) in BINDIR and their man pages in MANDIR/man1
 # The sanitizer builds of cgrstat and memcg-stat are in tests/sanitize/.
 TOOLS_DIR := tools
 CGC_TOOLS := cgtop cgroup-exporter
@@ -46,10 +46,12 @@ $(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_D
 TOOLS_INSTALLED := cgtop cgroup-exporter cgrstat memcg-stat
 tools: $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED))
 
-tools-install: tools
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(patsubst %,docs/man/%.1,$(TOOLS_INSTALLED)) $(DESTDIR)$(PREFIX)/share/man/man1/
+# what is built, nothing built (the root Makefile's INSTALL_CHECK)
+tools-install:
+	$(call INSTALL_CHECK,$(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED)))
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED)) $(DESTDIR)$(BINDIR)/
+	install -m 644 $(patsubst %,docs/man/%.1,$(TOOLS_INSTALLED)) $(DESTDIR)$(MANDIR)/man1/
 
 GUEST_BINS += $(CGC_TOOL_BINS) $(CGC_ASAN_TOOL_BINS) $(BUILD)/bin/cgrstat $(BUILD)/bin/memcg-stat
 ARM64_BINS += $(addprefix $(BUILD)/bin/,$(TOOLS_INSTALLED))

@@ -9,8 +9,9 @@
 #                        to link a program against them)
 #
 #   make cgcount                  library + tools
-#   make install [PREFIX=/usr/local] [DESTDIR=]   header, .a, .so, cgcount.pc (with
-#                       the tools, tools/tools.mk)
+#   make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] [INCLUDEDIR=] [MANDIR=]
+#                       header, .a, .so, cgcount.pc, cgcount(3) (lib/cgcount/cgcount.3),
+#                       with the tools (tools/tools.mk); what is built, nothing built
 #
 # libperf (cpu maps, perf_counts_values) and libapi are built from the
 # kernel tree into $(CGC_OUT); libbpf comes from scripts/bpf-toolchain.mk,
@@ -32,7 +33,6 @@ CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -I$(KSRC
 # hidden by default: only what cgcount.h marks CGCOUNT_API is exported
 CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)
 CGC_SAN     := $(SANITIZE_CFLAGS)
-PREFIX      ?= /usr/local
 
 $(CGC_LIBPERF): $(KHDR)/linux/perf_event.h $(wildcard $(KSRC)/tools/lib/perf/*.c)
 	@mkdir -p $(@D)
@@ -71,10 +71,14 @@ $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
 # lists (CGCOUNT_x.y.z nodes, as libbpf.map), soname libcgcount.so.MAJOR.
 $(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
 
+# cgcount.pc for PREFIX, LIBDIR and INCLUDEDIR (the root Makefile's), the
+# directories under PREFIX written relative to ${prefix}
+CGC_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' \
+	-e 's|@INCLUDEDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))|' \
+	-e 's|@VERSION@|$(CGC_VERSION)|' -e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in
 $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
-		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $< > $@
+	$(CGC_PC_SED) > $@
 
 # ---- the ASan + UBSan variant of the library objects (tests link them) ----
 $(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
@@ -89,16 +93,17 @@ CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_
 .PHONY: cgcount cgcount-install
 cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $$(CGC_TOOL_BINS)
 
-cgcount-install: $(CGC_LIB_A) $(CGC_LIB_SO)
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(CGC_DIR)/cgcount.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(CGC_LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(CGC_LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf $(CGC_REALNAME) $(DESTDIR)$(PREFIX)/lib/$(CGC_SONAME)
-	ln -sf $(CGC_SONAME) $(DESTDIR)$(PREFIX)/lib/libcgcount.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(CGC_VERSION)|' \
-		-e 's|@LDLIBS@|$(CGC_LDLIBS)|' $(CGC_DIR)/cgcount.pc.in \
-		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/cgcount.pc
+# what is built, nothing built (the root Makefile's INSTALL_CHECK)
+cgcount-install:
+	$(call INSTALL_CHECK,$(CGC_LIB_A) $(CGC_LIB_SO))
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man3
+	install -m 644 $(CGC_DIR)/cgcount.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(CGC_LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(CGC_LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(CGC_REALNAME) $(DESTDIR)$(LIBDIR)/$(CGC_SONAME)
+	ln -sf $(CGC_SONAME) $(DESTDIR)$(LIBDIR)/libcgcount.so
+	$(CGC_PC_SED) > $(DESTDIR)$(LIBDIR)/pkgconfig/cgcount.pc
+	install -m 644 $(CGC_DIR)/cgcount.3 $(DESTDIR)$(MANDIR)/man3/
 
 GUEST_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)
 ARM64_BINS += $(CGC_LIB_A) $(CGC_LIB_SO)

@@ -1,11 +1,15 @@
 #!/bin/bash
 # Host test (TAP) of libcgcount's installation: `make install` into a
 # DESTDIR puts cgcount.h, libcgcount.a, libcgcount.so.X.Y.Z (+ .so.X and .so
-# links) and cgcount.pc under PREFIX; programs built with pkg-config link
+# links) and cgcount.pc under PREFIX, the libraries in LIBDIR (here a
+# multiarch one, as Debian's packaging passes), cgcount(3) in
+# PREFIX/share/man/man3; C and C++ programs built with pkg-config link
 # against the shared and the static library, which need no libbpf or
 # libperf at run time; a program built against an older header (old-abi/)
 # runs with the new .so; the tools land in PREFIX/bin and run from there,
-# their man pages in PREFIX/share/man/man1. The ABI of the built .so (soname, exports, version
+# their man pages in PREFIX/share/man/man1. `make install` builds nothing:
+# with nothing built it stops at once, naming what to build.
+# The ABI of the built .so (soname, exports, version
 # node, licence) is tests/hygiene/library-abi.sh's.
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
@@ -13,7 +17,8 @@ cd "$(dirname "$0")/../.." || exit 1
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 prefix=/opt/cgcount-test
-lib=$dest$prefix/lib
+libdir=$prefix/lib/x86_64-linux-gnu
+lib=$dest$libdir
 n=0
 fail=0
 check() {
@@ -27,11 +32,18 @@ header_version() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..11"
 version=$(header_version)
 major=${version%%.*}
-make -s -o kernel install DESTDIR="$dest" PREFIX=$prefix >"$dest/make.log" 2>&1
-check "make install DESTDIR=... PREFIX=$prefix" [ $? -eq 0 ]
+make -s install DESTDIR="$dest" PREFIX=$prefix LIBDIR=$libdir >"$dest/make.log" 2>&1
+check "make install DESTDIR=... PREFIX=$prefix LIBDIR=$libdir" [ $? -eq 0 ]
+mkdir "$dest/empty-build"
+make -s install BUILD="$dest/empty-build" DESTDIR="$dest/none" >"$dest/empty.log" 2>&1
+check "with nothing built, make install fails naming it and builds nothing" [ $? -ne 0 -a \
+	-z "$(ls -A "$dest/empty-build")" -a ! -e "$dest/none" ] && grep -q "is not built: run make" "$dest/empty.log"
+check "cgcount.pc: libdir \${prefix}/lib/x86_64-linux-gnu; cgcount(3) in share/man/man3" \
+	[ "$(PKG_CONFIG_PATH=$lib/pkgconfig pkg-config --variable=libdir cgcount)" = "$libdir" -a \
+	-f "$dest$prefix/share/man/man3/cgcount.3" ]
 check "header, .a, .so.$version, .so.$major -> .so.$version, .so and .pc installed" \
 	test -f "$dest$prefix/include/cgcount.h" -a -f "$lib/libcgcount.a" \
 	-a -f "$lib/libcgcount.so.$version" -a "$(readlink "$lib/libcgcount.so.$major")" = \
@@ -68,6 +80,11 @@ export PKG_CONFIG_PATH=$lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
 cc -Wall -Werror "$dest/prog.c" $(pkg-config --cflags --libs cgcount) -Wl,-rpath,"$lib" \
 	-o "$dest/prog-shared" && "$dest/prog-shared"
 check "a program built with pkg-config runs against libcgcount.so" [ $? -eq 0 ]
+cp "$dest/prog.c" "$dest/prog.cc"
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+c++ -std=c++11 -Wall -Wextra -Werror "$dest/prog.cc" $(pkg-config --cflags --libs cgcount) \
+	-Wl,-rpath,"$lib" -o "$dest/prog-cxx" && "$dest/prog-cxx"
+check "the same program in C++ (c++11) built with pkg-config runs against libcgcount.so" [ $? -eq 0 ]
 # shellcheck disable=SC2046
 cc -Wall -Werror "$dest/prog.c" $(pkg-config --cflags cgcount) \
 	$(pkg-config --static --libs cgcount | sed 's/-lcgcount/-l:libcgcount.a/') \
