@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,19 @@ static int parse_backend(struct cgtool *t, const char *name)
 	return -1;
 }
 
+static int parse_max_cgroups(struct cgtool *t, const char *arg)
+{
+	long n;
+
+	if (cgtool_parse_long(arg, 1, UINT32_MAX, &n)) {
+		cli_usage_error(t->prog, "--rstat.max-cgroups: not a number from 1 to %u: '%s'",
+				UINT32_MAX, arg);
+		return -1;
+	}
+	t->opts.max_cgroups = n;
+	return 1;
+}
+
 int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
 {
 	switch (opt) {
@@ -46,6 +60,8 @@ int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
 		return 1;
 	case CGTOOL_OPT_BACKEND:
 		return parse_backend(t, arg);
+	case CGTOOL_OPT_RSTAT_MAX_CGROUPS:
+		return parse_max_cgroups(t, arg);
 	}
 	return 0;
 }

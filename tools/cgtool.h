@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What cgtop and cgroup-exporter share: the options that choose what to
- * count (-e/--events, -r/--regex, --subtree, --backend), opening the libcgcount
+ * count (-e/--events, -r/--regex, --subtree, --backend,
+ * --rstat.max-cgroups), opening the libcgcount
  * session, keeping its cgroups in step with the cgroup tree, and the
  * signals that stop them.
  */
@@ -19,6 +20,7 @@ enum {
 	CGTOOL_OPT_BACKEND = 0x100,
 	CGTOOL_OPT_VERSION,
 	CGTOOL_OPT_SUBTREE,
+	CGTOOL_OPT_RSTAT_MAX_CGROUPS,
 	CGTOOL_OPT_FIRST_PRIVATE,	/* a tool's own long-only options start here */
 };
 
@@ -28,6 +30,7 @@ enum {
 	{ "regex", required_argument, NULL, 'r' },			\
 	{ "subtree", required_argument, NULL, CGTOOL_OPT_SUBTREE },	\
 	{ "backend", required_argument, NULL, CGTOOL_OPT_BACKEND },	\
+	{ "rstat.max-cgroups", required_argument, NULL, CGTOOL_OPT_RSTAT_MAX_CGROUPS }, \
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
 
@@ -41,6 +44,10 @@ enum {
 	"                       those created later (counted from their creation\n" \
 	"                       with shared and rstat); instead of -r\n"	\
 	"      --backend=NAME   auto (default), events, shared or rstat\n"	\
+	"      --rstat.max-cgroups=N\n"					\
+	"                       rstat: the cgroups its BPF maps hold at once\n" \
+	"                       (default 32768); the counts of those that find\n" \
+	"                       no room go to their nearest ancestor that has one\n" \
 	"  -h, --help           this text\n"				\
 	"      --version        the version\n"
 

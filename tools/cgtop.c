@@ -10,7 +10,9 @@
  * of one cpu, the others per second; with cycles and instructions an IPC
  * column.  Interactive (a terminal, no -b): the table fits the terminal;
  * q quits, < and > move the sort column, p sorts by path, r reverses, space
- * refreshes.  `cgtop --help` and cgtop(1) say more.  Uses libcgcount
+ * refreshes, h or ? shows the keys.  As systemd-cgtop, without a terminal on
+ * stdout it prints one table (or -n N) and exits, and it stops quietly when
+ * its reader goes away (EPIPE).  `cgtop --help` and cgtop(1) say more.  Uses libcgcount
  * (lib/cgcount/cgcount.h).
  */
 #define _GNU_SOURCE
@@ -49,7 +51,7 @@ struct options {
 	const char *sort;	/* column name or "path" */
 	long rows;		/* 0: fit the terminal (interactive), all (batch) */
 	double delay;
-	long iterations;	/* 0: until q or a signal */
+	long iterations;	/* 0: until q or a signal (on a terminal) */
 	int batch;
 };
 
@@ -80,6 +82,18 @@ struct screen {
 	double secs;
 	long iteration;
 	int keys;		/* read keys from stdin (a terminal) */
+	int help;		/* the keys' help is shown instead of the table */
+	int write_errno;	/* writing stdout failed (EPIPE: the reader left) */
+};
+
+/* The keys of the interactive view, for its help screen */
+static const char *const key_help[] = {
+	"q          quit",
+	"< >        sort by the column left or right of the current one",
+	"p          sort by path",
+	"r          reverse the order",
+	"space      refresh now",
+	"h ?        this help",
 };
 
 static const char *usage_text =
@@ -89,7 +103,8 @@ static const char *usage_text =
 	"  -b, --batch          plain tables one after the other (no terminal control,\n"
 	"                       no keys), for scripts and logs; also when stdout is\n"
 	"                       not a terminal\n"
-	"  -n, --iterations=N   stop after N refreshes (default: until q or SIGINT)\n"
+	"  -n, --iterations=N   stop after N refreshes (default: until q or SIGINT;\n"
+	"                       1 when stdout is not a terminal)\n"
 	"  -d, --delay=SECONDS  the refresh interval (default 1)\n"
 	"  -s, --sort=KEY       sort by the column KEY: an event name, ipc, or path\n"
 	"                       (default: the first event)\n"
@@ -101,7 +116,7 @@ static const char *usage_text =
 	"per second, IPC when cycles and instructions are both counted.  Counts are\n"
 	"hierarchical: a cgroup includes its descendants (-r '^/a/.+' for the ones\n"
 	"below /a).  Keys: q quit, < > move the sort column, p sort by path,\n"
-	"r reverse the order, space refresh now.\n";
+	"r reverse the order, space refresh now, h or ? this help.\n";
 
 static volatile sig_atomic_t resized;
 
@@ -168,8 +183,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return cli_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
 	if (cgtool_check_options(&o->tool))
 		return CLI_EXIT_USAGE;
-	if (!isatty(STDOUT_FILENO))
+	if (!isatty(STDOUT_FILENO)) {	/* systemd-cgtop's: one table for a pipe or file */
 		o->batch = 1;
+		if (!o->iterations)
+			o->iterations = 1;
+	}
 	return 0;
 }
 
@@ -437,7 +455,31 @@ static void print_header(const struct screen *sc, size_t shown, int width)
 	line_put(&l, width);
 }
 
-static void draw(const struct screen *sc)
+/* The keys, in place of the table until the next key. */
+static void draw_help(int width)
+{
+	struct line l = { .len = 0 };
+	size_t i;
+
+	line_add(&l, "cgtop: keys (any key returns to the table)");
+	line_put(&l, width);
+	line_put(&l, width);
+	for (i = 0; i < sizeof(key_help) / sizeof(key_help[0]); i++) {
+		line_add(&l, "  %s", key_help[i]);
+		line_put(&l, width);
+	}
+}
+
+/* stdout's error once flushed: 0, or an errno kept in @sc */
+static int flush_output(struct screen *sc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	sc->write_errno = errno ? errno : EIO;
+	return -1;
+}
+
+static int draw(struct screen *sc)
 {
 	int term_rows, term_cols, c, width = 0, path_width = 0;
 	size_t i, shown = sc->nr_rows;
@@ -456,6 +498,10 @@ static void draw(const struct screen *sc)
 	}
 	if (!sc->o->batch)
 		printf("\033[H\033[2J");
+	if (sc->help) {
+		draw_help(width);
+		return flush_output(sc);
+	}
 	print_header(sc, shown, width);
 	for (i = 0; i < shown; i++) {
 		for (c = 0; c < sc->nr_cols; c++) {
@@ -467,7 +513,7 @@ static void draw(const struct screen *sc)
 	}
 	if (sc->o->batch)
 		printf("\n");
-	fflush(stdout);
+	return flush_output(sc);
 }
 
 static double now_seconds(void)
@@ -487,6 +533,10 @@ static int take_snapshot(struct cgcount *s, struct snapshot *snap)
 /* A key pressed: 1 to refresh now, 0 to go on waiting, -1 to quit. */
 static int handle_key(struct screen *sc, int key)
 {
+	if (sc->help && key != 'q' && key != 'Q') {
+		sc->help = 0;	/* any other key leaves the help */
+		return draw(sc);
+	}
 	switch (key) {
 	case 'q':
 	case 'Q':
@@ -507,14 +557,17 @@ static int handle_key(struct screen *sc, int key)
 	case 'R':
 		sc->reverse = !sc->reverse;
 		break;
+	case 'h':
+	case '?':
+		sc->help = 1;
+		break;
 	case ' ':
 		return 1;
 	default:
 		return 0;
 	}
 	sort_rows(sc);
-	draw(sc);
-	return 0;
+	return draw(sc);
 }
 
 /*
@@ -532,7 +585,8 @@ static int wait_interval(struct screen *sc, double until)
 		r = poll(&pfd, sc->keys ? 1 : 0, (int)(left * 1000) + 1);
 		if (resized && sc->rows && !sc->o->batch) {
 			resized = 0;
-			draw(sc);
+			if (draw(sc))
+				return -1;
 		}
 		if (r <= 0)
 			continue;
@@ -545,6 +599,19 @@ static int wait_interval(struct screen *sc, double until)
 			return r > 0 ? 0 : -1;
 	}
 	return cgtool_stop ? -1 : 0;
+}
+
+/*
+ * The exit status for what writing stdout met: none, or its reader gone
+ * (EPIPE: `cgtop | head` ends quietly, as a filter does), else a message
+ * and 1.
+ */
+static int output_status(const struct screen *sc)
+{
+	if (!sc->write_errno || sc->write_errno == EPIPE)
+		return 0;
+	fprintf(stderr, PROG ": writing the table: %s\n", strerror(sc->write_errno));
+	return 1;
 }
 
 static int run(struct screen *sc, struct cgtool *tool)
@@ -563,7 +630,10 @@ static int run(struct screen *sc, struct cgtool *tool)
 			break;
 		}
 		sort_rows(sc);
-		draw(sc);
+		if (draw(sc)) {
+			cgcount_readings_free(now.r, now.nr);
+			break;
+		}
 		cgcount_readings_free(prev.r, prev.nr);
 		prev = now;
 		if (cgtool_sync_cgroups(sc->s, tool, prev.r, prev.nr)) {
@@ -572,7 +642,7 @@ static int run(struct screen *sc, struct cgtool *tool)
 		}
 	}
 	cgcount_readings_free(prev.r, prev.nr);
-	return ret;
+	return ret ? ret : output_status(sc);
 }
 
 /* Keys without Enter, no echo, the alternate screen (restored at exit). */

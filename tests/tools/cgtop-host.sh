@@ -4,9 +4,13 @@
 # cgroup2 root:
 #  - -b -n 3 -d 0.1 -s context-switches: exactly three tables, each sorted
 #    by context-switches, a count of the root's cpu-clock in each, exit 0;
+#  - as systemd-cgtop: with stdout a file and no -n, one table and exit 0;
+#    `cgtop | head -2` returns within seconds, with and without -n 1000
+#    (the reader gone, cgtop ends: exit 0 or 141, nothing on stderr);
 #  - in tmux on a 60 x 12 window with three events, every line fits the
 #    width (capture-pane -J joins what the terminal wrapped) and the screen
-#    starts with cgtop's header (nothing scrolled off); q quits with 0.
+#    starts with cgtop's header (nothing scrolled off); 'h' and '?' show
+#    the keys, any key returns to the table; q quits with 0.
 # (cgtop on every backend, its sort keys and a window full of cgroups:
 # tests/cgcount/tools.sh and tests/tools/cgtop-tmux.sh in the guest.)
 # Skipped (exit 4) when cgtop cannot count here.
@@ -38,7 +42,7 @@ if [ $rc -ne 0 ] && grep -q 'not supported\|permission\|Permission' "$tmp/err"; 
 	exit 4
 fi
 echo "TAP version 13"
-echo "1..4"
+echo "1..11"
 sed 's/^/# /' "$tmp/batch" "$tmp/err"
 tables=$(grep -c '^cgtop: ' "$tmp/batch")
 sorted=$(grep -c '^cgtop: .*sorted by context-switches' "$tmp/batch")
@@ -50,6 +54,34 @@ timeout 20 "$BIN/cgtop" --backend events -b -n 1 -s no-such-column -r '^/$' >"$t
 rc=$?
 check "-s no-such-column: exit $rc, $(head -1 "$tmp/err")" \
 	[ $rc -eq 2 -a ! -s "$tmp/out" -a "$(grep -c no-such-column "$tmp/err")" -ge 1 ]
+
+# ---- without a terminal, as systemd-cgtop ----
+start=$SECONDS
+timeout 30 "$BIN/cgtop" --backend events -d 0.1 -e cpu-clock -r '^/$' >"$tmp/file" 2>"$tmp/err"
+rc=$?
+tables=$(grep -c '^cgtop: ' "$tmp/file")
+check "cgtop > file (no -n): exit $rc, $tables table(s) in $((SECONDS - start)) s, stderr '$(head -c 80 "$tmp/err")'" \
+	[ $rc -eq 0 -a "$tables" = 1 -a ! -s "$tmp/err" ]
+# cgtop | head -2: ARGS... of cgtop; "rc=cgtop's status lines=... secs=..."
+piped() {
+	local start=$SECONDS rcs
+	timeout 30 "$BIN/cgtop" --backend events -e cpu-clock -r '^/$' "$@" 2>"$tmp/err" |
+		head -2 >"$tmp/head"
+	rcs=("${PIPESTATUS[@]}")
+	echo "rc=${rcs[0]} lines=$(grep -c '' "$tmp/head") secs=$((SECONDS - start))"
+}
+# within 10 s, status 0 or 141 (SIGPIPE), both lines, nothing on stderr
+# shellcheck disable=SC2317 # run by check
+piped_ok() {
+	[[ $1 =~ ^rc=(0|141)\ lines=2\ secs=([0-9]+)$ ]] && [ "${BASH_REMATCH[2]}" -le 10 ] &&
+		[ ! -s "$tmp/err" ]
+}
+for args in "-d 0.2" "-n 1000 -d 0.1"; do
+	# shellcheck disable=SC2086 # the arguments are split on purpose
+	got=$(piped $args)
+	check "cgtop $args | head -2: $got, stderr '$(head -c 80 "$tmp/err")'" \
+		piped_ok "$got"
+done
 
 export TERM=xterm
 "${TMUX_CMD[@]}" -f /dev/null new-session -d -s cgtop -x $COLS -y $ROWS \
@@ -63,6 +95,33 @@ sed 's/^/# /' "$tmp/screen"
 widest=$(awk '{ sub(/ +$/, ""); if (length > w) w = length } END { print w + 0 }' "$tmp/screen")
 check "$COLS x $ROWS: the widest line $widest columns, the first '$(head -1 "$tmp/screen" | cut -c1-20)...'" \
 	[ "$widest" -le $COLS -a "$(head -1 "$tmp/screen" | grep -c '^cgtop: 1 of 1 cgroups')" = 1 ]
+# wait_screen REGEX: until the screen shows a line matching REGEX (20 s)
+wait_screen() {
+	for _ in $(seq 100); do
+		"${TMUX_CMD[@]}" capture-pane -J -p -t cgtop >"$tmp/screen"
+		grep -qE -- "$1" "$tmp/screen" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# all 6 keys listed ($1), the help still shown after refreshes (0.2 s each)
+# shellcheck disable=SC2317 # run by check
+help_shown() {
+	[ "$1" = 6 ] || return 1
+	sleep 0.6
+	"${TMUX_CMD[@]}" capture-pane -J -p -t cgtop | grep -q '^cgtop: keys'
+}
+# the help lists every key the man page's KEYS section names
+for key in h '?'; do
+	"${TMUX_CMD[@]}" send-keys -t cgtop "$key"
+	wait_screen '^cgtop: keys'
+	sed 's/^/# /' "$tmp/screen"
+	keys=$(grep -cE '^ +(q|< >|p|r|space|h \?) +[a-z]' "$tmp/screen")
+	check "'$key' shows the keys ($keys of 6 listed), for longer than a refresh" \
+		help_shown "$keys"
+	"${TMUX_CMD[@]}" send-keys -t cgtop x
+	check "after '$key', any key returns to the table" wait_screen '^cgtop: 1 of 1 cgroups'
+done
 "${TMUX_CMD[@]}" send-keys -t cgtop q
 for _ in $(seq 50); do [ -s "$tmp/status" ] && break; sleep 0.2; done
 check "'q' quits: $(cat "$tmp/status" 2>/dev/null)" grep -qx "exit=0" "$tmp/status"
