@@ -57,6 +57,13 @@ static int enable_groups(struct cgcount *s, struct cgc_cgroup *cg)
 	return 0;
 }
 
+/* the cgroup was removed (perf_event_open: not online): the caller says what it does */
+static int removed(const struct cgc_cgroup *cg)
+{
+	cgc_print(CGCOUNT_DEBUG, "events backend: cgroup %s was removed\n", cg->path);
+	return -ENOENT;
+}
+
 static int open_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
 	int n = s->nr_events * s->nr_cpus, i, dir_fd, ret = 0;
@@ -66,12 +73,16 @@ static int open_one(struct cgcount *s, struct cgc_cgroup *cg)
 		return cgc_err(ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
 		cg->fds[i] = -1;
-	dir_fd = cgc_open_cgroup_dir(s, cg->path);
+	dir_fd = cgc_open_cgroup_dir(s, cg->path, cg->id);
+	if (dir_fd == -ENOENT)
+		return removed(cg);
 	if (dir_fd < 0)
 		return dir_fd;
 	for (i = 0; i < n && !ret; i++) {
 		cg->fds[i] = open_event(s, cg, dir_fd, i / s->nr_cpus, i % s->nr_cpus);
-		if (cg->fds[i] < 0)
+		if (cg->fds[i] == -ENOENT)
+			ret = removed(cg);
+		else if (cg->fds[i] < 0)
 			ret = cgc_event_open_err(s, i / s->nr_cpus, -cg->fds[i]);
 	}
 	close(dir_fd);

@@ -218,8 +218,13 @@ static int shared_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 		for (i -= 2; i >= 0; i--)
 			if (is_leader_fd(s, i))
 				ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, buf);
-		ret = cgc_err(-ret, "attaching %zu cgroup(s) (%s...): %s%s", n, cgs[0]->path,
-			      strerror(-ret), ret == -ENOENT ? " (a cgroup was removed)" : "");
+		/* a cgroup removed since the walk: the caller says what it does */
+		if (ret == -ENOENT)
+			cgc_print(CGCOUNT_DEBUG, "shared backend: attaching %zu cgroup(s) "
+				  "(%s...): a cgroup was removed\n", n, cgs[0]->path);
+		else
+			ret = cgc_err(-ret, "attaching %zu cgroup(s) (%s...): %s", n,
+				      cgs[0]->path, strerror(-ret));
 	}
 	free(buf);
 	return ret;
@@ -340,6 +345,39 @@ static int shared_watch(struct cgcount *s, uint64_t id)
 	return 0;
 }
 
+/*
+ * The kernel has no call that ends a watch alone: detaching @id ends it,
+ * and the cgroups it attached stay attached.  Detach every cgroup attached
+ * to the events that the session does not count: @id, what the watch
+ * attached, nothing the session counts.  A root the session counts keeps
+ * its counts, and so its watch.
+ */
+static void shared_unwatch(struct cgcount *s, uint64_t id)
+{
+	uint64_t *ids, *rec;
+	size_t nr, k;
+	int i;
+
+	for (i = 0; i < nr_fds(s); i++) {
+		if (!is_leader_fd(s, i) || read_cgroups(s, i))
+			continue;
+		nr = s->rc_buf[2];
+		ids = malloc((nr + 1) * sizeof(*ids));
+		if (!ids) {
+			cgc_err(ENOMEM, "out of memory: cgroup %llu stays watched",
+				(unsigned long long)id);
+			return;
+		}
+		ids[0] = 0;
+		for (rec = s->rc_buf + 3, k = 0; k < nr; k++, rec += rec_words(s, i))
+			if (!cgc_find(s, rec[0]))
+				ids[++ids[0]] = rec[0];
+		if (ids[0])
+			ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, ids);
+		free(ids);
+	}
+}
+
 static int shared_read_all(struct cgcount *s)
 {
 	int i, ret;
@@ -359,6 +397,7 @@ const struct cgc_backend_ops cgc_shared_ops = {
 	.id = CGCOUNT_SHARED,
 	.open = shared_open,
 	.watch = shared_watch,
+	.unwatch = shared_unwatch,
 	.close = shared_close,
 	.add = shared_add,
 	.remove = shared_remove,

@@ -9,7 +9,7 @@
 #include <perf/event.h>
 #include <perf/evsel.h>
 
-#include "cgcount_int.h"
+#include "cgset.h"
 #include "cgutil.h"
 
 static const char *const backend_names[] = {
@@ -63,186 +63,16 @@ int cgcount_parse_backend(const char *name, enum cgcount_backend *b)
 		       name ? name : "");
 }
 
-/* ---- the cgroup set, sorted by id ---- */
-
-static size_t lower_bound(const struct cgcount *s, uint64_t id)
-{
-	size_t lo = 0, hi = s->nr_cgroups;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->cgroups[mid]->id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-struct cgc_cgroup *cgc_find(const struct cgcount *s, uint64_t id)
-{
-	size_t i = lower_bound(s, id);
-
-	return i < s->nr_cgroups && s->cgroups[i]->id == id ? s->cgroups[i] : NULL;
-}
-
-static int set_reserve(struct cgcount *s, size_t extra)
-{
-	size_t cap = s->cap_cgroups ? s->cap_cgroups : 16;
-	struct cgc_cgroup **n;
-
-	while (cap < s->nr_cgroups + extra)
-		cap *= 2;
-	if (cap == s->cap_cgroups)
-		return 0;
-	n = realloc(s->cgroups, cap * sizeof(*n));
-	if (!n)
-		return cgc_err(ENOMEM, "out of memory");
-	s->cgroups = n;
-	s->cap_cgroups = cap;
-	return 0;
-}
-
-static int by_id(const void *a, const void *b)
-{
-	const struct cgc_cgroup *x = *(struct cgc_cgroup *const *)a;
-	const struct cgc_cgroup *y = *(struct cgc_cgroup *const *)b;
-
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Append n new cgroups (room reserved), then sort: O(n log n) for a regex. */
-static void set_insert_many(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
-{
-	memcpy(s->cgroups + s->nr_cgroups, cgs, n * sizeof(*cgs));
-	s->nr_cgroups += n;
-	qsort(s->cgroups, s->nr_cgroups, sizeof(*s->cgroups), by_id);
-}
-
-static void set_delete(struct cgcount *s, uint64_t id)
-{
-	size_t i = lower_bound(s, id);
-
-	memmove(s->cgroups + i, s->cgroups + i + 1, (s->nr_cgroups - i - 1) * sizeof(void *));
-	s->nr_cgroups--;
-}
-
-static void cgroup_free(struct cgc_cgroup *cg)
-{
-	if (!cg)
-		return;
-	free(cg->fds);
-	free(cg->path);
-	free(cg);
-}
-
-static struct cgc_cgroup *cgroup_new(const struct cgcount *s, const char *rel, uint64_t id)
-{
-	struct cgc_cgroup *cg = calloc(1, sizeof(*cg) + 3 * s->nr_events * sizeof(*cg->values));
-
-	if (!cg)
-		return NULL;
-	cg->base = cg->values;
-	cg->acc = cg->base + s->nr_events;
-	cg->last = cg->acc + s->nr_events;
-	cg->id = id;
-	cg->path = strdup(rel);
-	if (!cg->path) {
-		free(cg);
-		return NULL;
-	}
-	return cg;
-}
-
-void cgc_values_add(struct cgcount_value *acc, const struct cgcount_value *v)
-{
-	acc->value += v->value;
-	acc->enabled += v->enabled;
-	acc->running += v->running;
-}
-
-/* ---- adding: collect new cgroups, then start them in one backend call ---- */
-
-struct pending {
-	struct cgc_cgroup **cgs;
-	size_t nr, cap;
-};
-
-static int pending_add(struct cgcount *s, const char *rel, uint64_t id, void *arg)
-{
-	struct pending *p = arg;
-	struct cgc_cgroup **n;
-
-	/* a walk visits each cgroup once: only the session can have it */
-	if (cgc_find(s, id))
-		return 0;
-	if (p->nr == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 8;
-		n = realloc(p->cgs, p->cap * sizeof(*n));
-		if (!n)
-			return cgc_err(ENOMEM, "out of memory");
-		p->cgs = n;
-	}
-	p->cgs[p->nr] = cgroup_new(s, rel, id);
-	if (!p->cgs[p->nr])
-		return cgc_err(ENOMEM, "out of memory");
-	p->nr++;
-	return 0;
-}
-
-/* Sort by id and drop the cgroups named twice. */
-static void pending_dedup(struct pending *p)
-{
-	size_t i, n = 0;
-
-	if (!p->nr)
-		return;
-	qsort(p->cgs, p->nr, sizeof(*p->cgs), by_id);
-	for (i = 0; i < p->nr; i++) {
-		if (n && p->cgs[n - 1]->id == p->cgs[i]->id)
-			cgroup_free(p->cgs[i]);
-		else
-			p->cgs[n++] = p->cgs[i];
-	}
-	p->nr = n;
-}
-
-static void pending_free(struct pending *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr; i++)
-		cgroup_free(p->cgs[i]);
-	free(p->cgs);
-}
-
-/* Start counting the pending cgroups; returns how many were added. */
-static int pending_commit(struct cgcount *s, struct pending *p)
-{
-	int ret;
-
-	if (!p->nr)
-		return 0;
-	ret = set_reserve(s, p->nr);
-	if (!ret)
-		ret = s->ops->add(s, p->cgs, p->nr);
-	if (ret)
-		return ret;
-	set_insert_many(s, p->cgs, p->nr);
-	ret = p->nr;
-	p->nr = 0;
-	return ret;
-}
+/* ---- adding ---- */
 
 static int add_locked(struct cgcount *s, const char *rel, uint64_t id)
 {
-	struct pending p = { 0 };
-	int ret = pending_add(s, rel, id, &p);
+	struct cgc_pending p = { 0 };
+	int ret = cgc_pending_add(s, rel, id, &p);
 
 	if (!ret)
-		ret = pending_commit(s, &p);
-	pending_free(&p);
+		ret = cgc_pending_commit(s, &p);
+	cgc_pending_free(&p);
 	return ret < 0 ? ret : 0;
 }
 
@@ -263,7 +93,7 @@ int cgcount_add_path(struct cgcount *s, const char *path)
 
 int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr)
 {
-	struct pending p = { 0 };
+	struct cgc_pending p = { 0 };
 	char *rel;
 	uint64_t id;
 	size_t i;
@@ -273,15 +103,15 @@ int cgcount_add_paths(struct cgcount *s, const char *const *paths, size_t nr)
 	for (i = 0; i < nr && !ret; i++) {
 		ret = cgc_resolve_path(s, paths[i], &rel, &id);
 		if (!ret)
-			ret = pending_add(s, rel, id, &p);
+			ret = cgc_pending_add(s, rel, id, &p);
 		free(rel);
 	}
 	if (!ret) {
-		pending_dedup(&p);
-		ret = pending_commit(s, &p);
+		cgc_pending_dedup(&p);
+		ret = cgc_pending_commit(s, &p);
 	}
 	pthread_mutex_unlock(&s->lock);
-	pending_free(&p);
+	cgc_pending_free(&p);
 	return ret;
 }
 
@@ -301,123 +131,16 @@ int cgcount_add_id(struct cgcount *s, uint64_t cgroup_id)
 
 int cgcount_add_regex(struct cgcount *s, const char *regex)
 {
-	struct pending p = { 0 };
+	struct cgc_pending p = { .walked = true };
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = cgc_walk_regex(s, regex, pending_add, &p);
+	ret = cgc_walk_regex(s, regex, cgc_pending_add, &p);
 	if (!ret)
-		ret = pending_commit(s, &p);
+		ret = cgc_pending_commit(s, &p);
 	pthread_mutex_unlock(&s->lock);
-	pending_free(&p);
+	cgc_pending_free(&p);
 	return ret;
-}
-
-/* ---- subtrees: the reads add the cgroups created below them ---- */
-
-static int subtree_remember(struct cgcount *s, const char *rel, uint64_t id)
-{
-	struct cgc_subtree *n;
-	size_t i;
-
-	for (i = 0; i < s->nr_subtrees; i++) {
-		if (s->subtrees[i].id == id)
-			return 0;
-	}
-	n = realloc(s->subtrees, (s->nr_subtrees + 1) * sizeof(*n));
-	if (!n)
-		return cgc_err(ENOMEM, "out of memory");
-	s->subtrees = n;
-	n[s->nr_subtrees].path = strdup(rel);
-	if (!n[s->nr_subtrees].path)
-		return cgc_err(ENOMEM, "out of memory");
-	n[s->nr_subtrees++].id = id;
-	return 0;
-}
-
-static void subtrees_free(struct cgcount *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_subtrees; i++)
-		free(s->subtrees[i].path);
-	free(s->subtrees);
-}
-
-/* A subtree walk: the cgroups to add, and the highest id it saw */
-struct subtree_walk {
-	struct pending p;
-	uint64_t last_id;
-};
-
-static int subtree_visit(struct cgcount *s, const char *rel, uint64_t id, void *arg)
-{
-	struct subtree_walk *w = arg;
-
-	if (id > w->last_id)
-		w->last_id = id;
-	return pending_add(s, rel, id, &w->p);
-}
-
-/*
- * Mark the cgroups of a walk created since the previous one: cgroup ids only
- * grow, so those above the highest id the previous walk saw (rstat counts
- * them from their creation). A cgroup stopped with cgcount_remove_*() that
- * a walk finds again is older and counts from then.
- */
-static void walk_mark_created(struct cgcount *s, struct subtree_walk *w, int walked_before)
-{
-	size_t i;
-
-	for (i = 0; i < w->p.nr; i++)
-		w->p.cgs[i]->created_later = walked_before && w->p.cgs[i]->id > s->subtree_last_id;
-	if (w->last_id > s->subtree_last_id)
-		s->subtree_last_id = w->last_id;
-}
-
-int cgcount_add_subtree(struct cgcount *s, const char *path)
-{
-	struct subtree_walk w = { 0 };
-	char *rel;
-	uint64_t id;
-	int ret;
-
-	pthread_mutex_lock(&s->lock);
-	ret = cgc_resolve_path(s, path, &rel, &id);
-	/* first, so that the kernel attaches what is created during the walk */
-	if (!ret && s->ops->watch)
-		ret = s->ops->watch(s, id);
-	if (!ret)
-		ret = cgc_walk_below(s, rel, id, subtree_visit, &w);
-	if (!ret)
-		ret = subtree_remember(s, rel, id);
-	if (!ret) {
-		walk_mark_created(s, &w, 0);
-		ret = pending_commit(s, &w.p);
-	}
-	pthread_mutex_unlock(&s->lock);
-	pending_free(&w.p);
-	free(rel);
-	return ret;
-}
-
-/* Add the cgroups found below the subtrees that are not counted yet. */
-static int subtrees_walk(struct cgcount *s)
-{
-	struct subtree_walk w = { 0 };
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < s->nr_subtrees && !ret; i++)
-		ret = cgc_walk_below(s, s->subtrees[i].path, s->subtrees[i].id,
-				     subtree_visit, &w);
-	if (!ret) {
-		pending_dedup(&w.p);
-		walk_mark_created(s, &w, 1);
-		ret = pending_commit(s, &w.p);
-	}
-	pending_free(&w.p);
-	return ret < 0 ? ret : 0;
 }
 
 /* ---- removing ---- */
@@ -430,8 +153,8 @@ static int remove_locked(struct cgcount *s, uint64_t id)
 		return cgc_err(ENOENT, "cgroup id %llu is not counted by this session",
 			       (unsigned long long)id);
 	s->ops->remove(s, cg);
-	set_delete(s, id);
-	cgroup_free(cg);
+	cgc_set_delete(s, id);
+	cgc_cgroup_free(cg);
 	return 0;
 }
 
@@ -587,7 +310,7 @@ int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings, size_
 	int ret;
 
 	pthread_mutex_lock(&s->lock);
-	ret = subtrees_walk(s);
+	ret = cgc_subtrees_walk(s);
 	for (i = 0; i < s->nr_cgroups; i++)
 		memset(s->cgroups[i]->acc, 0, s->nr_events * sizeof(*s->cgroups[i]->acc));
 	if (!ret && s->nr_cgroups)
@@ -750,13 +473,13 @@ void cgcount_close(struct cgcount *s)
 	for (i = 0; i < s->nr_cgroups; i++) {
 		if (s->ops)
 			s->ops->remove(s, s->cgroups[i]);
-		cgroup_free(s->cgroups[i]);
+		cgc_cgroup_free(s->cgroups[i]);
 	}
 	if (s->ops)
 		s->ops->close(s);
 	free(s->cgroups);
 	free(s->cpus);
-	subtrees_free(s);
+	cgc_subtrees_free(s);
 	cgc_free_events(s);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

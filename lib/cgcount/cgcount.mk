@@ -23,8 +23,8 @@ CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
 # CGC_REALNAME, CGC_MAP, CGC_LIB_SO and its link rule
 $(eval $(call SHARED_LIBRARY,CGC,cgcount,$(CGC_DIR)/cgcount.h,CGCOUNT,$(CGC_OUT),$$(CGC_LDLIBS)))
 CGC_PC      := $(CGC_OUT)/cgcount.pc
-CGC_NAMES   := cgcount cgtree errors events backend_events backend_shared backend_rstat
-CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
+CGC_NAMES   := cgcount cgset subtree cgtree errors events backend_events backend_shared backend_rstat
+CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h $(CGC_DIR)/cgset.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
 	$(LIBBPF_HDRS_STAMP)
 CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
 CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a

@@ -4,6 +4,7 @@
 #define CGCOUNT_INT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -52,6 +53,8 @@ struct cgc_backend_ops {
 	int (*read_all)(struct cgcount *s);
 	/* optional: the kernel attaches the cgroups created below @id */
 	int (*watch)(struct cgcount *s, uint64_t id);
+	/* with watch: undo a watch whose subtree could not be added */
+	void (*unwatch)(struct cgcount *s, uint64_t id);
 	/* optional: add the backend's own error counts to @e */
 	void (*errors)(struct cgcount *s, struct cgcount_errors *e);
 };
@@ -146,7 +149,11 @@ int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *a
 /* calls @fn for the cgroup @rel and every cgroup below it, if @rel is @id (0: any) */
 int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
 		   void *arg);
-int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel);
+/* the directory of the cgroup @rel if it is @id (0: any): an fd, -ENOENT
+ * (not printed) when it is gone, or another -errno (printed) */
+int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel, uint64_t id);
+/* the cgroup @rel is no longer @id: removed, or another cgroup by that name */
+bool cgc_cgroup_gone(const struct cgcount *s, const char *rel, uint64_t id);
 
 /* the cgroup set */
 struct cgc_cgroup *cgc_find(const struct cgcount *s, uint64_t id);

@@ -93,15 +93,6 @@ fail:
 	return ret;
 }
 
-int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel)
-{
-	int fd = open_rel(s, rel);
-
-	if (fd < 0)
-		return cgc_err(-fd, "cannot open cgroup %s%s: %s", s->root,
-			       strcmp(rel, "/") ? rel : "", strerror(-fd));
-	return fd;
-}
 
 /* a walk's callback found what it looked for: stop, successfully */
 #define WALK_FOUND (-ECANCELED)
@@ -199,10 +190,10 @@ int cgc_id_to_path(const struct cgcount *s, uint64_t id, char **rel)
 {
 	struct id_search q = { .id = id };
 	struct cgc_walk w = { .s = (struct cgcount *)s, .rel = "/", .fn = match_id, .arg = &q };
-	int fd = cgc_open_cgroup_dir(s, "/"), ret;
+	int fd = cgc_open_cgroup_dir(s, "/", 0), ret;
 
 	if (fd < 0)
-		return fd;
+		return fd == -ENOENT ? cgc_err(ENOENT, "%s is gone", s->root) : fd;
 	ret = walk_fd(&w, fd);
 	close(fd);
 	*rel = q.rel;
@@ -214,20 +205,50 @@ int cgc_id_to_path(const struct cgcount *s, uint64_t id, char **rel)
 		       (unsigned long long)id, s->root);
 }
 
+/* The directory of @rel if it is the cgroup @id (0: any): an fd, or -ENOENT
+ * when it is removed or another cgroup has its name, or another -errno */
+static int open_rel_id(const struct cgcount *s, const char *rel, uint64_t id)
+{
+	int fd = open_rel(s, rel);
+	uint64_t now;
+
+	if (fd < 0 || !id)
+		return fd;
+	if (cgutil_cgroup_id_at(fd, "", &now) || now != id) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel, uint64_t id)
+{
+	int fd = open_rel_id(s, rel, id);
+
+	if (fd < 0 && fd != -ENOENT)
+		return cgc_err(-fd, "cannot open cgroup %s%s: %s", s->root,
+			       strcmp(rel, "/") ? rel : "", strerror(-fd));
+	return fd;
+}
+
+bool cgc_cgroup_gone(const struct cgcount *s, const char *rel, uint64_t id)
+{
+	int fd = open_rel_id(s, rel, id);
+
+	if (fd >= 0)
+		close(fd);
+	return fd == -ENOENT;
+}
+
 int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
 		   void *arg)
 {
 	struct cgc_walk w = { .s = s, .rel = rel, .fn = fn, .arg = arg };
-	int fd = open_rel(s, rel), ret;
-	uint64_t now;
+	int fd = open_rel_id(s, rel, id), ret;
 
 	/* removed, or another cgroup by that name */
 	if (fd < 0)
 		return 0;
-	if (id && (cgutil_cgroup_id_at(fd, "", &now) || now != id)) {
-		close(fd);
-		return 0;
-	}
 	ret = walk_fd(&w, fd);
 	close(fd);
 	return ret < 0 ? ret : 0;
@@ -268,7 +289,9 @@ int cgc_walk_regex(struct cgcount *s, const char *regex, cgc_walk_fn fn, void *a
 		regerror(ret, &r.re, msg, sizeof(msg));
 		return cgc_err(EINVAL, "bad regex '%s': %s", regex, msg);
 	}
-	fd = cgc_open_cgroup_dir(s, "/");
+	fd = cgc_open_cgroup_dir(s, "/", 0);
+	if (fd == -ENOENT)
+		fd = cgc_err(ENOENT, "%s is gone", s->root);
 	ret = fd < 0 ? fd : walk_fd(&w, fd);
 	if (fd >= 0)
 		close(fd);

@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -368,6 +372,212 @@ TEST_F(cgc, regex_adds_matching_cgroups)
 	ASSERT_EQ(3, cgcount_nr_cgroups(self->s));
 	ASSERT_EQ(0, cgcount_remove_id(self->s, cgtest_id(self->busy)));
 	ASSERT_EQ(2, cgcount_nr_cgroups(self->s));
+}
+
+/* ---- cgroups removed between a walk and the attach ---- */
+
+#define CHURN_ALIVE	8	/* churned cgroups alive at once, each about 8 ms */
+#define CHURN_STABLE	3
+#define CHURN_ROUNDS	40
+#define CHURN_MAX_ROUNDS 400
+
+/* A child that creates a cgroup below @dir and removes the one made
+ * CHURN_ALIVE before it, every ms, until killed */
+static pid_t start_churn(const char *dir)
+{
+	char path[CGTEST_PATH_MAX + 32];
+	pid_t pid = fork();
+	unsigned long i;
+
+	if (pid)
+		return pid;
+	for (i = 0;; i++) {
+		snprintf(path, sizeof(path), "%s/t%lu", dir, i);
+		mkdir(path, 0755);
+		if (i >= CHURN_ALIVE) {
+			snprintf(path, sizeof(path), "%s/t%lu", dir, i - CHURN_ALIVE);
+			rmdir(path);
+		}
+		usleep(1000);
+	}
+}
+
+static void stop_churn(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* the session counts @id: its reading's cpu-clock, or -1 */
+static bool stable_cgroups_read(const struct cgcount_reading *r, size_t nr,
+				const uint64_t *ids)
+{
+	int k;
+
+	for (k = 0; k < CHURN_STABLE; k++)
+		if (reading_clock(r, nr, ids[k]) < 0)
+			return false;
+	return true;
+}
+
+/* stop counting the churned cgroups (removed ones keep their events) */
+static void remove_churned(struct cgcount *s, const struct cgcount_reading *r, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (strstr(r[i].path, "/churn/t"))
+			cgcount_remove_id(s, r[i].cgroup_id);
+}
+
+/*
+ * Another process creates and removes a cgroup every ms below a subtree the
+ * session added, while the session adds that subtree's new cgroups (its
+ * reads) and a regex's matches, batch after batch: a batch whose walk saw a
+ * cgroup removed before its attach leaves it out (cgcount_errors' vanished)
+ * and counts the rest. Every cgroup that exists throughout is counted, and
+ * a busy one within 5 % of cpu.stat.
+ */
+TEST_F(cgc, walk_batches_skip_cgroups_removed_under_churn)
+{
+	CGCOUNT_OPTS(cgcount_errors, e);
+	char churn[CGTEST_PATH_MAX], stable[CHURN_STABLE][CGTEST_PATH_MAX];
+	char name[16], re[CGTEST_PATH_MAX];
+	uint64_t ids[CHURN_STABLE];
+	struct cgcount_reading *r;
+	int round, ret, k;
+	int64_t used;
+	pid_t churner, busy;
+	size_t nr;
+	double v;
+
+	ASSERT_EQ(0, cgtest_create(churn, self->root, "churn"));
+	for (k = 0; k < CHURN_STABLE; k++) {
+		snprintf(name, sizeof(name), "s%d", k);
+		ASSERT_EQ(0, cgtest_create(stable[k], churn, name));
+		ids[k] = cgtest_id(stable[k]);
+	}
+	snprintf(re, sizeof(re), "^%s/churn/t[0-9]+$", strrchr(self->root, '/'));
+	churner = start_churn(churn);
+	ASSERT_LT(0, churner);
+	ret = cgcount_add_subtree(self->s, churn);
+	busy = cgtest_spawn_busy(stable[0], BUSY_NS, -1, NULL);
+	/* rounds until a batch met a removed cgroup, at least CHURN_ROUNDS */
+	for (round = 0; ret >= 0 && round < CHURN_MAX_ROUNDS; round++) {
+		if (round >= CHURN_ROUNDS && !cgcount_errors(self->s, &e) && e.vanished)
+			break;
+		ret = round % 2 ? cgcount_add_regex(self->s, re) : 0;
+		if (ret < 0)
+			break;
+		ret = cgcount_read_all(self->s, &r, &nr);
+		if (ret < 0)
+			break;
+		if (!stable_cgroups_read(r, nr, ids))
+			ret = -ESRCH;
+		remove_churned(self->s, r, nr);
+		cgcount_readings_free(r, nr);
+	}
+	stop_churn(churner);
+	ASSERT_LT(0, busy);
+	ASSERT_EQ(0, cgtest_wait(busy));
+	ASSERT_LE(0, ret) TH_LOG("round %d: %s", round, ret == -ESRCH ?
+				 "a cgroup that exists throughout is not counted" : last_msg);
+	ASSERT_EQ(0, cgcount_errors(self->s, &e));
+	TH_LOG("%d rounds, %llu cgroup(s) vanished before their attach, %llu skipped by a "
+	       "walk", round, (unsigned long long)e.vanished, (unsigned long long)e.walk_skipped);
+	EXPECT_LT(0, e.vanished);
+
+	used = usage_ns(stable[0]);
+	v = clock_ns(_metadata, self->s, stable[0]);
+	TH_LOG("busy cgroup: %.0f ns, cpu.stat %lld ns", v, (long long)used);
+	ASSERT_LT(BUSY_NS / 2, used);
+	EXPECT_TRUE(cgtest_within_pct(v, used, 5));
+	for (k = 1; k < CHURN_STABLE; k++)
+		EXPECT_LE(0, clock_ns(_metadata, self->s, stable[k]));
+}
+
+/* ---- a subtree whose walk fails ---- */
+
+/* the walk holds the fd of each level with children still to open */
+#define DEEP_LEVELS	24
+#define DEEP_LEAVES	4	/* beside each level's child */
+#define DEEP_FREE_FDS	6
+
+/* @parent/l with DEEP_LEAVES leaves beside it: the path of l in @out */
+static int create_level(char *out, const char *parent)
+{
+	char leaf[CGTEST_PATH_MAX], name[8];
+	int k, ret = 0;
+
+	for (k = 0; k < DEEP_LEAVES && !ret; k++) {
+		snprintf(name, sizeof(name), "x%d", k);
+		ret = cgtest_create(leaf, parent, name);
+	}
+	return ret ? ret : cgtest_create(out, parent, "l");
+}
+
+/* a soft RLIMIT_NOFILE that leaves @free fds to open */
+static int limit_free_fds(int free_fds, struct rlimit *old)
+{
+	struct rlimit rl;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, old))
+		return -errno;
+	rl = *old;
+	for (fd = 0; free_fds > 0 || fcntl(fd, F_GETFD) >= 0; fd++)
+		if (fcntl(fd, F_GETFD) < 0)
+			free_fds--;
+	rl.rlim_cur = fd;
+	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+}
+
+/*
+ * cgcount_add_subtree() whose walk fails (EMFILE: a deep subtree, a few fds
+ * left; the events backend's attach fails the same way) adds nothing and leaves no kernel watch (the shared backend's
+ * PERF_ATTACH_CGROUPS_DESCENDANTS): a cgroup created below it later and
+ * added by path counts from its add, not from its creation, and so do the
+ * subtree's own cgroups, and no read adds the subtree.
+ */
+TEST_F(cgc, failed_subtree_walk_leaves_nothing_behind)
+{
+	char deep[CGTEST_PATH_MAX], level[CGTEST_PATH_MAX], later[CGTEST_PATH_MAX];
+	char first[CGTEST_PATH_MAX], parent[CGTEST_PATH_MAX];
+	struct cgcount_reading *r;
+	struct rlimit old;
+	int64_t used;
+	double top, child;
+	size_t nr;
+	int k, ret;
+
+	ASSERT_EQ(0, cgtest_create(deep, self->other, "deep"));
+	ASSERT_EQ(0, create_level(first, deep));
+	strcpy(level, first);
+	for (k = 1; k < DEEP_LEVELS; k++) {
+		strcpy(parent, level);
+		ASSERT_EQ(0, create_level(level, parent));
+	}
+	ASSERT_EQ(0, limit_free_fds(DEEP_FREE_FDS, &old));
+	ret = cgcount_add_subtree(self->s, deep);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	TH_LOG("the walk failed: %s", last_msg);
+	ASSERT_EQ(-EMFILE, ret);
+
+	ASSERT_EQ(0, cgtest_create(later, first, "later"));
+	burn_in(_metadata, later, BUSY_NS);
+	used = usage_ns(later);
+	ASSERT_EQ(0, cgcount_add_path(self->s, first)) TH_LOG("%s", last_msg);
+	ASSERT_EQ(0, cgcount_add_path(self->s, later)) TH_LOG("%s", last_msg);
+	top = clock_ns(_metadata, self->s, first);
+	child = clock_ns(_metadata, self->s, later);
+	TH_LOG("after the failed add: %.0f ns below it, %.0f ns in a cgroup created "
+	       "later (cpu.stat %lld ns before their add)", top, child, (long long)used);
+	ASSERT_LT(BUSY_NS / 2, used);
+	EXPECT_GT(used / 10, top);
+	EXPECT_GT(used / 10, child);
+	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
+	cgcount_readings_free(r, nr);
+	EXPECT_EQ(2, nr);
 }
 
 TEST_F(cgc, bad_input_says_what_to_do)
