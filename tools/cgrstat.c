@@ -157,6 +157,21 @@ static int pin_all(struct cgrstat *s, const struct cg_names *names,
 	return 0;
 }
 
+/* Cgroups that found no slot in the maps read 0: their counts are in their
+ * nearest ancestor with one (libcgrstat's unplaced).  Said on stderr. */
+static void report_unplaced(const struct cgrstat *s)
+{
+	struct cgrstat_stats st;
+
+	cgrstat_get_stats(s, &st);
+	if (!st.unplaced && !st.untracked)
+		return;
+	fprintf(stderr, "cgrstat: %llu cgroups found no slot in the maps (room for %llu): "
+		"they read 0, and %llu charges (unplaced) went to their nearest ancestor "
+		"with a slot\n", (unsigned long long)st.untracked,
+		(unsigned long long)st.max_cgroups, (unsigned long long)st.unplaced);
+}
+
 static void report(struct cgrstat *s, const struct cg_names *names,
 		   const struct cgrstat_record *recs, size_t nr)
 {
@@ -237,6 +252,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cgrstat: cannot walk the cgroups of '%s': %s\n", subtree,
 			strerror(-walk_err));
 	report(s, &names, recs, nr);
+	report_unplaced(s);
 	if (cgrstat_check_overflow(s))	/* printed as an error by libcgrstat */
 		ret = ret ? ret : 1;
 	if (getenv("CGRSTAT_DEBUG")) {

@@ -155,9 +155,10 @@ static int open_group_fds(struct cgcount *s)
 /* The session's events, as parsed: handed over, never re-split. */
 static int open_counters(struct cgcount *s)
 {
-	/* max_records: one read returns every tracked cgroup */
+	/* max_records: one read returns every cgroup with a slot, and the
+	 * subtree's first (0: libcgrstat's defaults, which do the same) */
 	CGRSTAT_OPTS(cgrstat_opts, opts, .cgroup_root = s->root, .max_cgroups = s->max_cgroups,
-		     .max_records = s->max_cgroups);
+		     .max_records = s->max_cgroups ? s->max_cgroups + 1 : 0);
 	struct cgrstat_counter counters[CGRSTAT_MAX_EVENTS] = { { 0 } };
 	int i;
 
@@ -213,19 +214,6 @@ static void record_values(struct cgcount *s, const struct cgrstat_value *v,
 	}
 }
 
-/*
- * Counts that found no room in the BPF maps went to no cgroup (never to
- * another one): from then on some readings are short, so every read fails
- * with -ENOSPC and says how much was not attributed.
- */
-static int check_overflow(struct cgcount *s)
-{
-	if (cgrstat_check_overflow(rs(s)))
-		return cgc_err(ENOSPC, "rstat backend: counts went to no cgroup (the message "
-			       "before says how many)");
-	return 0;
-}
-
 static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgcount_value *out)
 {
 	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
@@ -235,7 +223,7 @@ static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgco
 		return cgc_err(-ret, "rstat backend: cannot read %s (the message before says why)",
 			       cg->path);
 	record_values(s, v, out);
-	return check_overflow(s);
+	return 0;
 }
 
 /* Cut @path ("/a/b") to its longest ancestor that also contains @other. */
@@ -281,12 +269,7 @@ static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 	if (ret)
 		return cgc_err(-ret, "rstat backend: cannot read the cgroups (the message before "
 			       "says why)");
-	ret = check_overflow(s);
-	if (ret) {
-		free(*recs);
-		*recs = NULL;
-	}
-	return ret;
+	return 0;
 }
 
 static int by_id(const void *a, const void *b)
@@ -297,37 +280,57 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* @cgs sorted by id */
-static struct cgc_cgroup *find_in(struct cgc_cgroup **cgs, size_t n, uint64_t id)
+/* @cgs sorted by id: the position of the cgroup with id @id, or @n */
+static size_t position_in(struct cgc_cgroup **cgs, size_t n, uint64_t id)
 {
 	struct cgc_cgroup key = { .id = id }, *k = &key, **found;
 
 	found = bsearch(&k, cgs, n, sizeof(*cgs), by_id);
-	return found ? *found : NULL;
+	return found ? (size_t)(found - cgs) : n;
 }
 
+/*
+ * The tree's read leaves out the cgroups without a slot in libcgrstat's
+ * maps (they read 0): each of @cgs it did not return is read alone, which
+ * fails for one that vanished.
+ */
 static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)
 {
+	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
 	struct cgrstat_record *recs;
-	struct cgc_cgroup *cg;
-	size_t nr, i, found = 0;
+	size_t nr, i, k, vanished = 0;
 	int ret = read_tree(s, cgs, n, &recs, &nr);
+	char *found;
 
 	if (ret)
 		return ret;
+	found = calloc(n ? n : 1, 1);
+	if (!found) {
+		free(recs);
+		return cgc_err(ENOMEM, "out of memory");
+	}
 	qsort(cgs, n, sizeof(*cgs), by_id);
 	for (i = 0; i < nr; i++) {
-		cg = find_in(cgs, n, recs[i].cgroup_id);
-		if (cg) {
-			if (!cg->created_later)
-				record_values(s, recs[i].values, cg->base);
-			found++;
-		}
+		k = position_in(cgs, n, recs[i].cgroup_id);
+		if (k == n)
+			continue;
+		if (!cgs[k]->created_later)
+			record_values(s, recs[i].values, cgs[k]->base);
+		found[k] = 1;
 	}
 	free(recs);
-	if (found != n)
+	for (k = 0; k < n; k++) {
+		if (found[k])
+			continue;
+		if (cgrstat_read_cgroup_id(rs(s), cgs[k]->id, v, CGRSTAT_MAX_EVENTS))
+			vanished++;
+		else if (!cgs[k]->created_later)
+			record_values(s, v, cgs[k]->base);
+	}
+	free(found);
+	if (vanished)
 		return cgc_err(ENOENT, "rstat: %zu of %zu cgroups vanished while being added",
-			       n - found, n);
+			       vanished, n);
 	return 0;
 }
 
@@ -415,6 +418,21 @@ static int rstat_read_all(struct cgcount *s)
 	return 0;
 }
 
+/*
+ * Counts of cgroups that found no slot in libcgrstat's maps went to their
+ * nearest ancestor with one (or, with none, to no cgroup): never a read's
+ * failure, reported here.
+ */
+static void rstat_errors(struct cgcount *s, struct cgcount_errors *e)
+{
+	struct cgrstat_stats st;
+
+	if (!rs(s))
+		return;
+	cgrstat_get_stats(rs(s), &st);
+	e->unplaced += st.unplaced + st.unattributed_charges;
+}
+
 const struct cgc_backend_ops cgc_rstat_ops = {
 	.id = CGCOUNT_RSTAT,
 	.open = rstat_open,
@@ -423,4 +441,5 @@ const struct cgc_backend_ops cgc_rstat_ops = {
 	.remove = rstat_remove,
 	.read_one = rstat_read_one,
 	.read_all = rstat_read_all,
+	.errors = rstat_errors,
 };

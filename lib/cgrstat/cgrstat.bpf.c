@@ -50,6 +50,18 @@ char LICENSE[] SEC("license") = "GPL";
 
 #include "cgrstat_maps.bpf.h"
 
+/* 6.2+ (used with cgroup storage only, which 6.1 lacks) */
+extern struct cgroup *bpf_cgroup_ancestor(struct cgroup *cgrp, int level) __ksym __weak;
+
+/*
+ * A cgroup's entry in cgrp_index: its own index into the cgroup arrays, or,
+ * with ENTRY_PROXY set, that of its nearest ancestor with one: a cgroup
+ * created while every index is in use has no slot of its own, and its
+ * counts go to that ancestor's slot (counted: unplaced), so that every
+ * tracked ancestor still holds all that ran below it.
+ */
+#define ENTRY_PROXY (1U << 31)
+
 /* Direct (BTF) loads: cheaper than BPF_CORE_READ's probe_read calls. */
 static __always_inline __u64 cgrp_id(struct cgroup *cgrp)
 {
@@ -62,8 +74,8 @@ static __always_inline struct cgroup *task_dfl_cgroup(struct task_struct *task)
 	return task->cgroups->dfl_cgrp;
 }
 
-/* @cgrp's index in the cgroup arrays, or -1 when it has none. */
-static __always_inline __s64 cgrp_index_of(struct cgroup *cgrp)
+/* @cgrp's entry (its index, or its proxy's with ENTRY_PROXY), -1 if none */
+static __always_inline __s64 cgrp_entry_of(struct cgroup *cgrp)
 {
 	__u32 *idx;
 
@@ -74,7 +86,40 @@ static __always_inline __s64 cgrp_index_of(struct cgroup *cgrp)
 	return idx ? (__s64)*idx : -1;
 }
 
-/* Give @cgrp index @idx: 0, -EEXIST when it has one already, or another
+/* @cgrp's own index in the cgroup arrays, or -1 when it has none. */
+static __always_inline __s64 cgrp_index_of(struct cgroup *cgrp)
+{
+	__s64 entry = cgrp_entry_of(cgrp);
+
+	return entry < 0 || (entry & ENTRY_PROXY) ? -1 : entry;
+}
+
+/* The entry of @cgrp's parent, -1 if it has none (or is the root).  Off
+ * the scheduler path: at mkdir and in the open walk. */
+static __always_inline __s64 parent_entry_of(struct cgroup *cgrp)
+{
+	struct cgroup *parent;
+	__u32 *idx;
+	__s64 entry;
+
+	if (cgrp->level <= 0)
+		return -1;
+	if (!have_cgrp_storage) {
+		/* self is the first member: a cgroup's css is the cgroup */
+		parent = (struct cgroup *)BPF_CORE_READ(cgrp, self.parent);
+		idx = bpf_map_lookup_elem(&cgrp_index_by_id,
+					  &(__u64){ BPF_CORE_READ(parent, kn, id) });
+		return idx ? (__s64)*idx : -1;
+	}
+	parent = bpf_cgroup_ancestor(cgrp, cgrp->level - 1);
+	if (!parent)
+		return -1;
+	entry = cgrp_entry_of(parent);
+	bpf_cgroup_release(parent);
+	return entry;
+}
+
+/* Give @cgrp entry @idx: 0, -EEXIST when it has one already, or another
  * error when there is no room for it. */
 static __always_inline long set_cgrp_index(struct cgroup *cgrp, __u32 idx)
 {
@@ -118,44 +163,67 @@ static __always_inline void free_index(__u32 idx)
 	}
 }
 
+static long forget_cgroup(__u32 n, void *ctx);
+
+/*
+ * Free the indices of the cgroups released since: under cgroup_mutex
+ * (every caller holds it), and the release of each of them flushed it a
+ * last time right after cgrstat_release, under the same mutex, so its
+ * counts are in its parent already.  Called by every reader, at every
+ * mkdir and at every release: cgroups that come and go free their
+ * indices without a reader.
+ */
+static __always_inline void forget_released(void)
+{
+	bpf_loop(nr_dead, forget_cgroup, NULL, 0);
+	nr_dead = 0;
+}
+
 /*
  * Give @cgrp an index: its per-cpu slot and its total, zero.  Called off
  * the scheduler path only: when the cgroup is created (cgrstat_mkdir) and,
- * for the cgroups present at open, by the loader's walk (cgrstat_adopt);
- * both run under cgroup_mutex.  The collector and the flusher only look
- * the index up.  A cgroup that finds no room is counted: its switches then
- * go to the overflow entry.
+ * for the cgroups present at open, by the loader's walk (cgrstat_adopt,
+ * parents first); both run under cgroup_mutex.  The collector and the
+ * flusher only look the entry up.  A cgroup that finds no free index is
+ * counted (nr_untracked) and gets its parent's entry as a proxy: its
+ * counts go to its nearest ancestor with a slot.  Only one whose parent
+ * has no entry either (or whose proxy entry found no room) charges the
+ * overflow entry.
  */
 static __always_inline void track_cgroup(struct cgroup *cgrp)
 {
-	__s64 idx;
+	__s64 idx, up;
 	long err;
 
-	if (cgrp_index_of(cgrp) >= 0)
+	if (cgrp_entry_of(cgrp) >= 0)
 		return;
+	forget_released();
 	idx = alloc_index();
-	if (idx < 0) {
-		__sync_fetch_and_add(&nr_untracked, 1);
-		return;
+	if (idx >= 0) {
+		err = set_cgrp_index(cgrp, idx);
+		if (!err) {
+			__sync_fetch_and_add(&nr_tracked, 1);
+			return;
+		}
+		free_index(idx);
+		if (err == -EEXIST)
+			return;
 	}
-	err = set_cgrp_index(cgrp, idx);
-	if (!err) {
-		__sync_fetch_and_add(&nr_tracked, 1);
-		return;
-	}
-	free_index(idx);
-	if (err != -EEXIST)
-		__sync_fetch_and_add(&nr_untracked, 1);
+	__sync_fetch_and_add(&nr_untracked, 1);
+	up = parent_entry_of(cgrp);
+	if (up >= 0)
+		set_cgrp_index(cgrp, ((__u32)up & ~ENTRY_PROXY) | ENTRY_PROXY);
 }
 
-/* @cgrp's slot on the current cpu, NULL when it has none */
-static __always_inline struct cgrp_cpu_slot *this_cpu_slot(struct cgroup *cgrp)
+/* The slot on the current cpu of entry @entry (own or proxy), NULL if none */
+static __always_inline struct cgrp_cpu_slot *this_cpu_slot(__s64 entry)
 {
-	__s64 idx = cgrp_index_of(cgrp);
-
-	return idx < 0 ? NULL : bpf_map_lookup_elem(&cgrp_slots, &(__u32){ idx });
+	if (entry < 0)
+		return NULL;
+	return bpf_map_lookup_elem(&cgrp_slots, &(__u32){ (__u32)entry & ~ENTRY_PROXY });
 }
 
+/* @cgrp's own total, NULL when it has no index */
 static __always_inline struct cgrp_total *cgrp_total(struct cgroup *cgrp)
 {
 	__s64 idx = cgrp_index_of(cgrp);
@@ -213,8 +281,10 @@ static __always_inline struct cpu_reading *this_cpu_reading(void)
 }
 
 /*
- * Charge what the cpu counted since its last reading to @cgrp, or to the
- * overflow entry when @cgrp has no slot (the map is full): the cpu's
+ * Charge what the cpu counted since its last reading to @cgrp's slot, or
+ * when it has none (the maps were full at its creation) to its nearest
+ * ancestor's, which holds its subtree anyway (counted in proxy_charges),
+ * or to the overflow entry when no ancestor has one either: the cpu's
  * reading always advances, so no cgroup is ever charged another's counts.
  * At a context switch (@at_switch), also the increment the switch is about
  * to add to the events in switch_events.  Returns the slot, NULL if the
@@ -228,13 +298,15 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 	struct cgrstat_overflow *ovf;
 	struct cgrp_cpu_slot *slot;
 	struct cpu_reading *prev;
+	__s64 entry;
 	__u32 i;
 
 	prev = this_cpu_reading();
 	if (!prev)
 		return NULL;
-	slot = this_cpu_slot(cgrp);
-	ovf = slot ? NULL : this_cpu_overflow();
+	entry = cgrp_entry_of(cgrp);
+	slot = this_cpu_slot(entry);
+	ovf = slot && !(entry & ENTRY_PROXY) ? NULL : this_cpu_overflow();
 	if (!slot && !ovf)
 		return NULL;
 	prev->seq++;		/* odd: a charge is under way */
@@ -254,7 +326,9 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 		prev->last[i].enabled = now.enabled;
 		prev->last[i].running = now.running;
 	}
-	if (ovf) {
+	if (slot && ovf) {
+		ovf->proxy_charges++;
+	} else if (ovf) {
 		ovf->slot_charges++;
 		__sync_fetch_and_add(&nr_unattributed, 1);
 	}
@@ -262,6 +336,8 @@ static __always_inline struct cgrp_cpu_slot *charge(struct cgroup *cgrp, __u32 c
 }
 
 /* The end of a charge: rstat is told once per slot between two flushes.
+ * @cgrp is marked even when @slot is a proxy's (an ancestor's): rstat
+ * links its ancestors too, the proxy among them, whose flush folds it.
  * The exchange orders the slot's new counts before the test of "marked",
  * against the flusher's exchange before it reads them. */
 static __always_inline void charge_done(struct cgroup *cgrp, struct cgrp_cpu_slot *slot,
@@ -386,27 +462,37 @@ int cgrstat_adopt(struct bpf_iter__cgroup *ctx)
 
 /*
  * A cgroup is released: its release work flushes it a last time right
- * after this tracepoint, so its counts reach the parent before any reader
- * (under cgroup_mutex like the release) runs.  The next reader frees its
- * index.  Marking it here rather than in the flusher also catches a
- * cgroup with nothing left to flush at release.
+ * after this tracepoint, so its counts reach the parent before anything
+ * else under cgroup_mutex (held by the release, mkdir and the readers)
+ * runs: the next of them frees its index (forget_released()).  Marking it
+ * here rather than in the flusher also catches a cgroup with nothing left
+ * to flush at release.  A proxy entry holds no index: on 6.1 its hash
+ * element goes now (its descendants are all released: none passes counts
+ * up through it any more).
  */
 SEC("tp_btf/cgroup_release")
 int BPF_PROG(cgrstat_release, struct cgroup *cgrp, const char *path)
 {
-	__s64 idx = cgrp_index_of(cgrp);
-	__u32 n = nr_dead;
+	__s64 entry = cgrp_entry_of(cgrp);
+	__u32 n;
 	struct dead_cgroup *d;
 
-	if (idx < 0)
+	forget_released();
+	if (entry < 0)
 		return 0;
+	if (entry & ENTRY_PROXY) {
+		if (!have_cgrp_storage)
+			bpf_map_delete_elem(&cgrp_index_by_id, &(__u64){ cgrp_id(cgrp) });
+		return 0;
+	}
+	n = nr_dead;
 	d = bpf_map_lookup_elem(&dead_cgroups, &n);
 	if (!d) {
 		__sync_fetch_and_add(&nr_dead_lost, 1);
 		return 0;
 	}
 	d->id = cgrp_id(cgrp);
-	d->idx = idx;
+	d->idx = entry;
 	nr_dead = n + 1;
 	return 0;
 }
@@ -425,7 +511,7 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	struct cgrstat_abi_value delta[CGRSTAT_ABI_MAX_EVENTS] = {};
 	struct cgrp_total *total, *up = NULL;
 	struct cgrp_cpu_slot *slot;
-	__s64 idx = cgrp_index_of(cgrp);
+	__s64 idx = cgrp_index_of(cgrp), up_entry;
 	__u32 i;
 
 	__sync_fetch_and_add(&nr_flush_calls, 1);
@@ -439,10 +525,15 @@ int BPF_PROG(cgrstat_flush, struct cgroup *cgrp, struct cgroup *parent, int cpu)
 	if (!total)
 		return 0;
 	__sync_lock_test_and_set(&slot->marked, 0);
-	/* a parent without a total is outside the tree tracked (above the
-	 * cgroup namespace's root) or found no room (nr_untracked) */
-	if (parent)
-		up = cgrp_total(parent);
+	/* a parent without an entry is outside the tree tracked (above the
+	 * cgroup namespace's root); one that found no room (a proxy entry)
+	 * passes its children's counts on to its nearest ancestor with a
+	 * total, counted */
+	up_entry = parent ? cgrp_entry_of(parent) : -1;
+	if (up_entry >= 0)
+		up = bpf_map_lookup_elem(&cgrp_totals, &(__u32){ (__u32)up_entry & ~ENTRY_PROXY });
+	if (up && (up_entry & ENTRY_PROXY))
+		__sync_fetch_and_add(&nr_unplaced_passups, 1);
 
 	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++) {
 		struct slot_event *se = &slot->ev[i];
@@ -486,9 +577,10 @@ static __always_inline void fill_record(struct cgrstat_abi_record *rec, struct c
 	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS; i++)
 		rec->values[i] = (struct cgrstat_abi_value){};
 	total = cgrp_total(cgrp);
-	if (total)
-		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
-			rec->values[i] = total->ev[i].total;
+	if (!total)
+		return;	/* no slot: its counts are its nearest tracked ancestor's */
+	for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
+		rec->values[i] = total->ev[i].total;
 	extra = maybe_in_overlay(id) ? bpf_map_lookup_elem(&overlay, &id) : NULL;
 	if (extra)
 		for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS && i < nr_events; i++)
@@ -671,8 +763,7 @@ static __always_inline void prepare_read(struct bpf_iter_meta *meta, struct cgro
 		return;
 	bpf_loop(CGRSTAT_MAX_CPUS, note_seq, NULL, 0);
 	flush_subtree(cgrp);
-	bpf_loop(nr_dead, forget_cgroup, NULL, 0);
-	nr_dead = 0;
+	forget_released();
 	for (i = 0; i < READ_FLUSHES; i++) {
 		moved = false;
 		clear_overlay();
@@ -697,6 +788,11 @@ int cgrstat_dump_records(struct bpf_iter__cgroup *ctx)
 	prepare_read(ctx->meta, cgrp);
 	if (ctx->meta->seq_num == 0)
 		nr_records = 0;
+	/* the walk's first cgroup always has a record (a read of one cgroup);
+	 * below it only those with a slot: the others read 0, and the
+	 * records stay within max_cgroups + 1 however many cgroups exist */
+	else if (cgrp_index_of(cgrp) < 0)
+		return 0;
 	idx = nr_records;
 	rec = bpf_map_lookup_elem(&records, &idx);
 	if (!rec) {

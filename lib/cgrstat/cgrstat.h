@@ -104,11 +104,16 @@ struct cgrstat_record {
 struct cgrstat_opts {
 	size_t sz;			/* sizeof(struct cgrstat_opts) */
 	uint32_t max_cgroups;		/* cgroups tracked at once (0: 4 x those present
-					 * at open, at least 4096); preallocated, per
-					 * cgroup: (8 + 48 B x events) per possible cpu
-					 * + 48 B x events */
-	uint32_t max_records;		/* records per read (0: max_cgroups, at least
-					 * 16384) */
+					 * at open, at least 4096; at most 2^31 - 1);
+					 * preallocated, per cgroup: (8 + 48 B x events)
+					 * per possible cpu + 48 B x events.  A cgroup
+					 * created while all are in use is counted in
+					 * its nearest ancestor with room (stats'
+					 * unplaced); a removed cgroup's room is free
+					 * again at the next mkdir, release or read */
+	uint32_t max_records;		/* records per read (0: max_cgroups + 1, at
+					 * least 16384); a subtree read has one for
+					 * its first cgroup and each below with room */
 	const char *flush_hook;		/* rstat hook to attach (0: "bpf_rstat_flush") */
 	const char *cgroup_root;	/* cgroup2 mount (0: autodetect) */
 	size_t :0;
@@ -199,7 +204,8 @@ struct cgrstat_stats {
 				 * total) now */
 	uint64_t max_cgroups;	/* room for that many */
 	/* The overflow entry: counts charged to no cgroup because the maps
-	 * were full (never to another cgroup).  Non-zero is an error: see
+	 * were full and no ancestor had room either (never to another
+	 * cgroup).  Non-zero is an error: see
 	 * cgrstat_check_overflow(). */
 	uint64_t unattributed_charges;	/* charges that found no cgroup slot */
 	uint64_t dead_lost;		/* released cgroups whose index stays in use */
@@ -208,6 +214,14 @@ struct cgrstat_stats {
 	uint64_t collector_runs, collector_ns;
 	uint64_t flusher_runs, flusher_ns;
 	uint64_t untracked;	/* cgroups that found no room at creation */
+	/* Counts of cgroups without a slot of their own (created while the
+	 * maps were full): they go to the nearest ancestor with a slot, whose
+	 * subtree totals stay whole, while such a cgroup reads 0 (and is left
+	 * out of the subtree reads below their first cgroup).  Each charge to
+	 * an ancestor's slot, and each flush that passed a cgroup's counts up
+	 * past a parent without a slot, counts one.  Not an error: a hint to
+	 * raise cgrstat_opts.max_cgroups. */
+	uint64_t unplaced;
 };
 CGRSTAT_API void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st);
 /* The counts of the overflow entry, per event, into counts[0 .. nr - 1]

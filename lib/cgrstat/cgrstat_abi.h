@@ -101,10 +101,13 @@ struct cgrp_sum {
 };
 
 /* Counts charged to a cgroup without an index (none was free when it was
- * created): reported as errors, never charged to another cgroup. */
+ * created) and without an ancestor that has one: reported as errors, never
+ * charged to another cgroup.  Per cpu. */
 struct cgrstat_overflow {
 	struct cgrstat_abi_value values[CGRSTAT_ABI_MAX_EVENTS];
 	__u64 slot_charges;	/* charges with no slot */
+	__u64 proxy_charges;	/* charges of a cgroup without an index to its
+				 * nearest ancestor's slot */
 };
 
 #endif /* CGRSTAT_ABI_H */

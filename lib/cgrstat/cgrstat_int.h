@@ -85,6 +85,10 @@ int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *
  * read. */
 int cgrstat__percpu_entry(const struct bpf_map *map, void *vals, size_t size);
 
+/* cgrstat_opts.max_cgroups at most: an index keeps bit 31 free (the BPF
+ * program's proxy entries) */
+#define MAX_MAX_CGROUPS (UINT32_MAX / 2)
+
 /* Entries for every cgroup present and created from now on (at open). */
 int cgrstat__track_cgroups(struct cgrstat *s);
 /* The maps' default size: from the cgroups present below s->root. */

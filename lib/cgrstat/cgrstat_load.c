@@ -26,6 +26,8 @@
 #include "cgrstat.skel.h"
 
 #define DEFAULT_MAX_RECORDS 16384
+/* 6.1's hash of cgroup entries: proxy entries beyond 2 x max_cgroups */
+#define PROXY_ROOM 4096
 #define DEFAULT_FLUSH_HOOK "bpf_rstat_flush"
 
 uint32_t cgrstat_major_version(void)
@@ -376,7 +378,11 @@ static int open_bpf(struct cgrstat *s, const struct kernel_features *kf, bool wi
 	 * libbpf leaves the other map out and the branches using it are dead */
 	bpf_map__set_autocreate(skel->maps.cgrp_index, kf->cgrp_storage);
 	bpf_map__set_autocreate(skel->maps.cgrp_index_by_id, !kf->cgrp_storage);
-	bpf_map__set_max_entries(skel->maps.cgrp_index_by_id, max_cgroups);
+	/* the indices, and as many proxy entries and some (max_cgroups is at
+	 * most MAX_MAX_CGROUPS: no overflow) */
+	bpf_map__set_max_entries(skel->maps.cgrp_index_by_id,
+				 max_cgroups * 2 < UINT32_MAX - PROXY_ROOM ?
+				 max_cgroups * 2 + PROXY_ROOM : UINT32_MAX);
 	bpf_map__set_max_entries(skel->maps.cgrp_slots, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.cgrp_totals, max_cgroups);
 	bpf_map__set_max_entries(skel->maps.free_indices, max_cgroups);
@@ -416,8 +422,12 @@ static int load_bpf(struct cgrstat *s, const struct cgrstat_opts *opts)
 	bool move_hook;
 	int err;
 
+	if (max_cgroups > MAX_MAX_CGROUPS)
+		return fail(EINVAL, "cgrstat_opts.max_cgroups %u: at most %u", max_cgroups,
+			    MAX_MAX_CGROUPS);
+	/* a read's records: those of the cgroups with a slot, and the first */
 	s->max_records = OPTS_GET(opts, max_records, 0) ?:
-			 (max_cgroups > DEFAULT_MAX_RECORDS ? max_cgroups : DEFAULT_MAX_RECORDS);
+			 (max_cgroups >= DEFAULT_MAX_RECORDS ? max_cgroups + 1 : DEFAULT_MAX_RECORDS);
 	err = check_kernel(hook, &kf);
 	if (err)
 		return err;

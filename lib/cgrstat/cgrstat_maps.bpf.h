@@ -64,9 +64,11 @@ struct {
 /*
  * A tracked cgroup owns one index into the two cgroup arrays: its per-cpu
  * slot and its total.  Indices are handed out when a cgroup is created (or
- * found at open), off the scheduler path, and return to free_indices when
- * the next read after its release has forgotten it; a free index's slot and
- * total are zero on every cpu.  The collector and the flusher look the
+ * found at open), off the scheduler path, and return to free_indices at
+ * the next mkdir, release or read after its release (forget_released());
+ * a free index's slot and total are zero on every cpu.  A cgroup created
+ * while none is free holds its nearest tracked ancestor's index as a
+ * proxy entry (ENTRY_PROXY, cgrstat.bpf.c).  The collector and the flusher look the
  * index up (cgroup storage, or the id hash on 6.1) and then index an array:
  * no hash lookup on 6.2+, and a context switch never allocates.  The
  * loader sets max_entries (max_cgroups) and the arrays' value sizes, which
@@ -80,9 +82,10 @@ struct {
 	__type(value, __u32);
 } cgrp_index SEC(".maps");
 
-/* 6.1: cgroup id -> index.  Preallocated: elements are created in mkdir
+/* 6.1: cgroup id -> entry.  Preallocated: elements are created in mkdir
  * and in the open walk only, but under cgroup_mutex with no room to sleep
- * for memory either way. */
+ * for memory either way.  Sized by the loader for the indices and as many
+ * proxy entries (cgroups created while every index was in use). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
@@ -158,12 +161,11 @@ struct dead_cgroup {
 	__u32 pad;
 };
 
-/* The cgroups released since the last read: dead_cgroups[0 .. nr_dead).
- * Their counts already went to the parent by then.  Pushed by the release
- * and emptied by the readers, both under cgroup_mutex; a read costs the
- * cgroups released since the last one, not the size of the map.  Sized by
- * the loader like the cgroup arrays: at most every tracked cgroup dies
- * between two reads. */
+/* The cgroups released and not yet forgotten: dead_cgroups[0 .. nr_dead).
+ * Their counts went to the parent by the time anything else holds
+ * cgroup_mutex.  Pushed by the release and emptied by the next release,
+ * mkdir or read, all under cgroup_mutex: it holds one cgroup at most
+ * between two of them.  Sized by the loader like the cgroup arrays. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -182,6 +184,9 @@ __u64 nr_dead_lost;	/* released cgroups that did not fit dead_cgroups */
 __u64 nr_reflush;	/* reads that flushed twice (a charge raced the flush) */
 __u64 nr_untracked;	/* cgroups that found no room in the cgroup maps */
 __u64 nr_unattributed;	/* charges to the overflow entry (a read checks it) */
+/* flushes that passed a cgroup's counts past a parent without a slot
+ * (a proxy entry) to the nearest ancestor with one */
+__u64 nr_unplaced_passups;
 __u64 nr_tracked;	/* cgroups holding an index now */
 __u32 next_index;	/* indices below it were handed out once */
 __u32 nr_free;		/* entries of free_indices */

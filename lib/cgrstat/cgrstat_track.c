@@ -2,8 +2,10 @@
 /*
  * The cgroups libcgrstat's maps track: how many to make room for, their
  * entries at open (the cgroups present, then each new one at its
- * creation), and what the program reports about them: the statistics and
- * the overflow entry, where counts that found no room go.
+ * creation), and what the program reports about them: the statistics
+ * (unplaced: counts of a cgroup without a slot, kept by its nearest
+ * ancestor with one) and the overflow entry, where counts that found no
+ * cgroup at all go.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -52,7 +54,7 @@ uint32_t cgrstat__default_max_cgroups(const struct cgrstat *s)
 {
 	uint64_t n = cgroups_present(s) * MAX_CGROUPS_PER_PRESENT;
 
-	return n < MIN_MAX_CGROUPS ? MIN_MAX_CGROUPS : n > UINT32_MAX / 2 ? UINT32_MAX / 2 : n;
+	return n < MIN_MAX_CGROUPS ? MIN_MAX_CGROUPS : n > MAX_MAX_CGROUPS ? MAX_MAX_CGROUPS : n;
 }
 
 /*
@@ -126,6 +128,7 @@ static void read_overflow(const struct cgrstat *s, struct cgrstat_overflow *sum)
 			for (i = 0; i < CGRSTAT_ABI_MAX_EVENTS; i++)
 				sum->values[i].counter += o[cpu].values[i].counter;
 			sum->slot_charges += o[cpu].slot_charges;
+			sum->proxy_charges += o[cpu].proxy_charges;
 		}
 	}
 	free(o);
@@ -169,6 +172,7 @@ void cgrstat_get_stats(const struct cgrstat *s, struct cgrstat_stats *st)
 	st->reflushes = s->skel->bss->nr_reflush;
 	st->untracked = s->skel->bss->nr_untracked;
 	st->unattributed_charges = o.slot_charges;
+	st->unplaced = o.proxy_charges + s->skel->bss->nr_unplaced_passups;
 	prog_run_stats(s->skel->progs.cgrstat_switch, &st->collector_runs, &st->collector_ns);
 	prog_run_stats(s->skel->progs.cgrstat_flush, &st->flusher_runs, &st->flusher_ns);
 }

@@ -20,3 +20,12 @@ $(CGRSTAT_TEST_OUT)/vmscan_test: tests/cgrstat/vmscan_test.c $$(VMSCAN_OUT)/vmsc
 		$(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 GUEST_BINS += $(CGRSTAT_TEST_OUT)/vmscan_test
+
+# libcgcount's rstat backend with lib/cgrstat's maps too small for the cgroups
+# (built as tests/cgcount/cgcount.mk builds cgcount_test)
+$(CGRSTAT_TEST_OUT)/pressure_test: tests/cgrstat/pressure_test.c $$(PCG_HDRS) $$(CGTEST_HDRS) \
+		$$(CGC_DIR)/cgcount.h $$(CGC_TEST_LIBS) $$(CGC_LIB_A) $$(CGUTIL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CGC_TEST_CFLAGS) $< $(CGC_TEST_LIBS) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) -o $@
+
+GUEST_BINS += $(CGRSTAT_TEST_OUT)/pressure_test

@@ -755,14 +755,21 @@ static pid_t start_in_cgroup(const char *rel, const char *cmd)
 /*
  * The workload that read up to 12 % short on stock kernels: shell loops
  * forking date in a nested cgroup, one per cpu, read while they run and
- * again once they are gone.  While running, cpu.stat just before and just
- * after the read brackets it (5 %); the parent, with no task of its own,
- * reads exactly its child (one read of the subtree); at the end both are
- * within 5 % of cpu.stat and of a classic per-cgroup cpu-clock event.
- * (Under TCG on a loaded host cpu.stat reads 1-7 % below both perf counts,
- * and ours 1-3 % below the classic event: the switch path between the
- * sched_switch tracepoint and perf's own cgroup switch is charged to the
- * next cgroup by us, to the previous one by perf.)
+ * again once they are gone.  The truth is a classic per-cgroup cpu-clock
+ * event on the same cgroup, measured in the same run: while running, its
+ * readings just before and just after the read bracket ours (5 %); the
+ * parent, with no task of its own, reads exactly its child (one read of
+ * the subtree); at the end ours is within 5 % of the classic event.
+ * cpu.stat is a loose bound (20 %): it is not the same clock (the
+ * scheduler's accounting, not perf's): under TCG on a loaded host it read
+ * 1-11 % below both perf counts (Debian's 6.1: 705 ms against 780 ms ours
+ * and 782 ms classic), and under the lockdep/KASAN kernel 5.3 % below both
+ * (2.990 s against 3.149 s ours and 3.163 s classic).  Where
+ * the classic event cannot count (classic_clock_broken()), cpu.stat is
+ * the truth at 5 %.  (Ours reads 1-3 % below the classic event under TCG:
+ * the switch path between the sched_switch tracepoint and perf's own
+ * cgroup switch is charged to the next cgroup by us, to the previous one
+ * by perf.)
  */
 static void read_pair(struct __test_metadata *_metadata, struct cgrstat *s, const char *rel,
 		      uint64_t *parent, uint64_t *child)
@@ -780,9 +787,14 @@ static void read_pair(struct __test_metadata *_metadata, struct cgrstat *s, cons
 	free(recs);
 }
 
+#define FORK_LOOP_TRUTH_PCT 5
+#define FORK_LOOP_CPUSTAT_PCT 20
+
 TEST_F(cg, fork_loop_nested)
 {
-	long long before, after, usage, ref;
+	const int cpustat_pct = classic_clock_broken() ? FORK_LOOP_TRUTH_PCT :
+			       FORK_LOOP_CPUSTAT_PCT;
+	long long before, after, usage_before, usage_after, usage, ref;
 	struct classic classic;
 	uint64_t parent, child;
 	pid_t pid[2];
@@ -797,13 +809,20 @@ TEST_F(cg, fork_loop_nested)
 	}
 	for (round = 0; round < 3; round++) {
 		usleep(500000);
-		before = cg_usage_ns("acc");
+		usage_before = cg_usage_ns("acc");
+		before = classic_read(&classic);
 		read_pair(_metadata, self->s, "acc", &parent, &child);
-		after = cg_usage_ns("acc");
-		TH_LOG("running: acc %llu ns, acc/a %llu ns, cpu.stat %lld..%lld ns",
-		       (unsigned long long)parent, (unsigned long long)child, before, after);
-		EXPECT_LE(before * 95 / 100, (long long)child);
-		EXPECT_GE(after * 105 / 100, (long long)child);
+		after = classic_read(&classic);
+		usage_after = cg_usage_ns("acc");
+		TH_LOG("running: acc %llu ns, acc/a %llu ns, classic %lld..%lld ns, "
+		       "cpu.stat %lld..%lld ns", (unsigned long long)parent,
+		       (unsigned long long)child, before, after, usage_before, usage_after);
+		if (!classic_clock_broken()) {
+			EXPECT_LE(before * (100 - FORK_LOOP_TRUTH_PCT) / 100, (long long)child);
+			EXPECT_GE(after * (100 + FORK_LOOP_TRUTH_PCT) / 100, (long long)child);
+		}
+		EXPECT_LE(usage_before * (100 - cpustat_pct) / 100, (long long)child);
+		EXPECT_GE(usage_after * (100 + cpustat_pct) / 100, (long long)child);
 		EXPECT_EQ(parent, child);
 	}
 	for (i = 0; i < 2; i++) {
@@ -819,9 +838,9 @@ TEST_F(cg, fork_loop_nested)
 	TH_LOG("done: acc %llu ns, acc/a %llu ns, cpu.stat %lld ns, classic %lld ns",
 	       (unsigned long long)parent, (unsigned long long)child, usage, ref);
 	EXPECT_EQ(parent, child);
-	EXPECT_TRUE(REL_CLOSE(child, usage, 5)) TH_LOG("acc/a vs cpu.stat");
 	if (!classic_clock_broken())
-		EXPECT_TRUE(REL_CLOSE(child, ref, 5)) TH_LOG("acc/a vs classic");
+		EXPECT_TRUE(REL_CLOSE(child, ref, FORK_LOOP_TRUTH_PCT)) TH_LOG("acc/a vs classic");
+	EXPECT_TRUE(REL_CLOSE(child, usage, cpustat_pct)) TH_LOG("acc/a vs cpu.stat");
 }
 
 /* A cpu that goes idle charges nothing more to the cgroup that ran last. */
@@ -878,101 +897,160 @@ TEST_F(cg, text_and_pinned_file)
 	EXPECT_STREQ(text, pinned);
 }
 
-/*
- * Full maps: room for 3 cgroups, which the walk at open gives to the root
- * and the first cgroups present, so that full/me (where this test runs)
- * and the 8 leaves created later find none; the leaves' workers spin in
- * turn on one cpu with this test.  A charge that finds no slot must still advance the cpu's
- * reading: otherwise the next cgroup charged there (full/me) gets the
- * leaves' cpu time.  A leaf reads exactly its worker's switches or nothing;
- * full/me is never handed the leaves' cpu time: it reads at most the
- * larger of classic per-cgroup perf events and cpu.stat, plus half the
- * spin of the leaves left out (the bug added all of it; under TCG on a
- * loaded host the guest's clock jumps between the scheduler's accounting
- * and the switch, so both truths move by tens of ms); what found no room is
- * reported, per event, as an error with a count covering every leaf left
- * out.
- */
-#define LEAF_SPIN_MS 100
-
-TEST(maps_full_charge_no_other_cgroup)
+/* The session's statistics now (a read of the bss, no BPF read) */
+static struct cgrstat_stats stats_of(const struct cgrstat *s)
 {
-	CGRSTAT_OPTS(cgrstat_opts, opts, .max_cgroups = 3);
-	long long truth[8], missing = 0, me_usage, me_classic, bound;
-	uint64_t unattributed[3];
-	int left_out = 0;
-	struct worker w[8] = {};
-	struct classic classic;
 	struct cgrstat_stats st;
-	char rel[64], me[4200];
-	cpu_set_t one, saved;
-	uint64_t cs, me_clock;
-	struct cgrstat *s;
+
+	cgrstat_get_stats(s, &st);
+	return st;
+}
+
+/* Wait until no cgroup below the test root is dying (every removed one
+ * released, its release flush done): 0, or -ETIMEDOUT after 20 s. */
+static int wait_released(void)
+{
 	int i;
 
+	for (i = 0; i < 2000; i++) {
+		if (cgtest_stat_field(test_root, "cgroup.stat", "nr_dying_descendants") == 0)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* A session with room for the cgroups present and @extra more */
+static struct cgrstat *open_with_room(struct __test_metadata *_metadata, uint32_t extra)
+{
+	CGRSTAT_OPTS(cgrstat_opts, opts);
+	struct cgrstat *s = cgrstat_open(EVENTS, NULL);
+
+	if (!s)
+		return NULL;
+	opts.max_cgroups = stats_of(s).tracked + extra;
+	cgrstat_close(s);
 	s = cgrstat_open(EVENTS, &opts);
+	EXPECT_NE(NULL, s) TH_LOG("%s", last_msg);
+	return s;
+}
+
+/*
+ * Full maps: room for the cgroups present, the test's root, p and spare.
+ * p's four children and q find none: their counts go to their nearest
+ * ancestor with a slot (p, the root), exactly, and each such charge is
+ * counted (unplaced); nothing is unattributed, no read fails.  Then spare
+ * goes, with no read: its slot is free again at the next mkdir, which
+ * gives it to q/c, whose counts pass through q (no slot) up to the root.
+ * Context switches are exact: each worker is alone in its cgroup.
+ */
+TEST(maps_full_counts_kept_by_ancestor)
+{
+	long long truth[4], sum = 0, truth_c;
+	struct worker w[5] = {};
+	struct cgrstat_stats st;
+	struct cgrstat *s;
+	uint64_t unplaced;
+	char rel[64];
+	int i;
+
+	s = open_with_room(_metadata, 3);
 	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
 		SKIP(return, "%s", last_msg);
 	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
 	snprintf(test_root, sizeof(test_root), "%s/cgrstat-full-%d", cgrstat_cgroup_root(s),
 		 getpid());
 	ASSERT_EQ(0, mkdir(test_root, 0755));
-	ASSERT_EQ(0, cg_create("full"));
-	ASSERT_EQ(0, cg_create("full/me"));
-	ASSERT_EQ(0, classic_open(&classic, "full/me", PERF_TYPE_SOFTWARE,
-				  PERF_COUNT_SW_CPU_CLOCK));
-	ASSERT_EQ(0, sched_getaffinity(0, sizeof(saved), &saved));
-	CPU_ZERO(&one);
-	CPU_SET(0, &one);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
-	cg_path(me, sizeof(me), "full/me");
-	move_self(me);
-	usleep(10000);
-	for (i = 0; i < 8; i++) {
-		snprintf(rel, sizeof(rel), "full/l%d", i);
+	ASSERT_EQ(0, cg_create("p"));
+	ASSERT_EQ(0, cg_create("spare"));
+	ASSERT_EQ(0U, stats_of(s).untracked) TH_LOG("the test's first three found no room");
+	ASSERT_EQ(0, cg_create("q"));
+	for (i = 0; i < 4; i++) {
+		snprintf(rel, sizeof(rel), "p/x%d", i);
 		ASSERT_EQ(0, cg_create(rel));
 		ASSERT_EQ(0, worker_start(&w[i], rel));
 		ASSERT_EQ(0, worker_ping(&w[i], 10 + 3 * i));
-		ASSERT_EQ(0, worker_spin(&w[i], LEAF_SPIN_MS));
 	}
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 4; i++) {
 		truth[i] = worker_quiesce(&w[i]);
 		ASSERT_LT(0, truth[i]);
+		sum += truth[i];
+		snprintf(rel, sizeof(rel), "p/x%d", i);
+		EXPECT_EQ(0U, read_counter(_metadata, s, rel, EV_CS)) TH_LOG("%s has no slot", rel);
 	}
-	for (i = 0; i < 8; i++) {
-		snprintf(rel, sizeof(rel), "full/l%d", i);
-		cs = read_counter(_metadata, s, rel, EV_CS);
-		TH_LOG("%s: %llu context switches, truth %lld", rel, (unsigned long long)cs,
-		       truth[i]);
-		EXPECT_TRUE(cs == 0 || (long long)cs == truth[i]) TH_LOG("%s charged wrongly", rel);
-		if (cs == 0) {
-			missing += truth[i];
-			left_out++;
-		}
-	}
-	me_clock = read_counter(_metadata, s, "full/me", EV_CLOCK);
-	me_classic = classic_read(&classic);	/* after: the read ran in full/me */
-	me_usage = cg_usage_ns("full/me");
-	classic_close(&classic);
-	TH_LOG("full/me: cpu-clock %llu ns, classic %lld ns, cpu.stat %lld ns",
-	       (unsigned long long)me_clock, me_classic, me_usage);
-	bound = (me_classic > me_usage ? me_classic : me_usage) +
-		left_out * LEAF_SPIN_MS / 2 * 1000000LL;
-	EXPECT_GE(bound, (long long)me_clock) TH_LOG("full/me was charged the leaves' cpu time");
-	cgrstat_get_stats(s, &st);
-	cgrstat_unattributed(s, unattributed, 3);
-	TH_LOG("overflow: %llu charges, %llu switches",
-	       (unsigned long long)st.unattributed_charges, (unsigned long long)unattributed[EV_CS]);
-	EXPECT_LE(9U, st.untracked) TH_LOG("full/me and the 8 leaves found no room");
-	EXPECT_LT(0, missing) TH_LOG("every leaf found room: the test proves nothing");
-	EXPECT_LE(missing, (long long)unattributed[EV_CS]);
-	EXPECT_EQ(-ENOSPC, cgrstat_check_overflow(s));
-	EXPECT_NE(NULL, strstr(last_msg, "context-switches")) TH_LOG("%s",
-									     last_msg);
-	move_self(cgrstat_cgroup_root(s));
-	sched_setaffinity(0, sizeof(saved), &saved);
-	for (i = 0; i < 8; i++)
+	EXPECT_EQ(sum, (long long)read_counter(_metadata, s, "p", EV_CS));
+	EXPECT_EQ(sum, (long long)read_counter(_metadata, s, "", EV_CS));
+	st = stats_of(s);
+	TH_LOG("%llu cgroups without a slot, %llu unplaced, %llu unattributed",
+	       (unsigned long long)st.untracked, (unsigned long long)st.unplaced,
+	       (unsigned long long)st.unattributed_charges);
+	EXPECT_EQ(5U, st.untracked);
+	EXPECT_LE((uint64_t)sum, st.unplaced);
+	EXPECT_EQ(0U, st.unattributed_charges);
+	EXPECT_EQ(0, cgrstat_check_overflow(s)) TH_LOG("%s", last_msg);
+
+	ASSERT_EQ(0, cg_remove("spare"));
+	ASSERT_EQ(0, wait_released());
+	unplaced = stats_of(s).unplaced;
+	ASSERT_EQ(0, cg_create("q/c"));
+	EXPECT_EQ(5U, stats_of(s).untracked) TH_LOG("q/c found no room: spare's is not free");
+	ASSERT_EQ(0, worker_start(&w[4], "q/c"));
+	ASSERT_EQ(0, worker_ping(&w[4], 7));
+	truth_c = worker_quiesce(&w[4]);
+	ASSERT_LT(0, truth_c);
+	EXPECT_EQ(truth_c, (long long)read_counter(_metadata, s, "q/c", EV_CS));
+	EXPECT_EQ(0U, read_counter(_metadata, s, "q", EV_CS));
+	EXPECT_EQ(sum + truth_c, (long long)read_counter(_metadata, s, "", EV_CS))
+		TH_LOG("q/c's counts did not pass q");
+	EXPECT_LT(unplaced, stats_of(s).unplaced) TH_LOG("q/c's passing q not counted");
+	for (i = 0; i < 5; i++)
 		worker_stop(&w[i]);
+	cgrstat_close(s);
+	remove_tree(test_root);
+}
+
+/*
+ * Cgroups that come and go while nobody reads free their slots at their
+ * release: with room for three more than the cgroups present, fifty
+ * created, run in and removed in turn (each released before the next
+ * mkdir) all find room, and the tracked cgroups return to where they
+ * were, all without a read.
+ */
+TEST(released_slots_freed_without_read)
+{
+	struct cgrstat_stats st0, st;
+	struct cgrstat *s;
+	pid_t pid;
+	int i;
+
+	s = open_with_room(_metadata, 3);
+	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
+		SKIP(return, "%s", last_msg);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	snprintf(test_root, sizeof(test_root), "%s/cgrstat-noread-%d", cgrstat_cgroup_root(s),
+		 getpid());
+	ASSERT_EQ(0, mkdir(test_root, 0755));
+	st0 = stats_of(s);
+	for (i = 0; i < 50; i++) {
+		ASSERT_EQ(0, cg_create("c"));
+		pid = start_in_cgroup("c", NULL);
+		ASSERT_LT(0, pid);
+		ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+		cgtest_settle_exited_tasks();
+		while (cg_remove("c") == -EBUSY)
+			usleep(1000);
+		/* the release is asynchronous (an RCU grace period, a work
+		 * item): room for three must not race it */
+		ASSERT_EQ(0, wait_released());
+	}
+	ASSERT_EQ(0, cg_create("last"));
+	st = stats_of(s);
+	TH_LOG("tracked %llu -> %llu, %llu forgotten, %llu found no room",
+	       (unsigned long long)st0.tracked, (unsigned long long)st.tracked,
+	       (unsigned long long)st.forgotten, (unsigned long long)st.untracked);
+	EXPECT_EQ(0U, st.untracked);
+	EXPECT_EQ(st0.tracked + 1, st.tracked);
+	EXPECT_LE(50U, st.forgotten - st0.forgotten);
 	cgrstat_close(s);
 	remove_tree(test_root);
 }
