@@ -28,8 +28,8 @@ PACKAGES=(
 	# the tools' tests: a real Prometheus server and promtool (the exporter),
 	# a terminal for cgtop, man pages rendered with man -l
 	prometheus tmux man-db
-	# cgroup-exporter's HTTP server
-	libmicrohttpd-dev
+	# cgroup-exporter's HTTP server and seccomp filter
+	libmicrohttpd-dev libseccomp-dev
 	# make deb (debian/) and its checks: lintian, systemd-analyze
 	debhelper lintian systemd
 )

@@ -10,6 +10,8 @@
 # cgtop and cgroup-exporter share cgtool.c (the options choosing what to
 # count, the session, the cgroup tree); every tool follows cli.h (--help,
 # --version, exit status 2 for a usage error). Man pages: docs/man/*.1.
+# cgroup-exporter's sources are in tools/exporter/ (exporter.h says which
+# part is where).
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=] [BINDIR=] [MANDIR=]   also installs
 #                      these tools (as built) in BINDIR and their man pages in MANDIR/man1
@@ -20,18 +22,25 @@ CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 CGC_ASAN_TOOL_BINS := $(addprefix $(BUILD)/cgcount/asan/bin/,$(CGC_TOOLS))
 CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c
 CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h
-# the exporter's HTTP server: Debian's libmicrohttpd (libmicrohttpd-dev)
-$(BUILD)/bin/cgroup-exporter $(BUILD)/cgcount/asan/bin/cgroup-exporter: TOOL_LDLIBS := -lmicrohttpd
+# each tool's own sources and headers, by its name
+TOOL_SRCS_cgtop := $(TOOLS_DIR)/cgtop.c
+TOOL_SRCS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,main.c metrics.c http.c \
+	listen.c textfile.c privileges.c)
+TOOL_HDRS_cgroup-exporter := $(TOOLS_DIR)/exporter/exporter.h
+# the exporter's HTTP server, Debian's libmicrohttpd (libmicrohttpd-dev), and
+# its seccomp filter, libseccomp (libseccomp-dev)
+$(BUILD)/bin/cgroup-exporter $(BUILD)/cgcount/asan/bin/cgroup-exporter: \
+	TOOL_LDLIBS := -lmicrohttpd -lseccomp
 
-$(CGC_TOOL_BINS): $(BUILD)/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
+$(CGC_TOOL_BINS): $(BUILD)/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) -I$(TOOLS_DIR) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
-$(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $(TOOLS_DIR)/%.c $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
+$(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) $< $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) -I$(TOOLS_DIR) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
 $(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) \
 		$$(CGUTIL_LIB) $(LIBBPF_A)

@@ -126,7 +126,7 @@ chmod 600 "$shared/victim"
 ln -s victim "$shared/cg.prom"
 # shellcheck disable=SC2016 # expanded by the child
 bash -c 'ln -s victim "$1/cg.prom.$$.tmp"; exec "$2" -e cpu-clock -r "^/$3/svc$" \
-	--textfile="$1/cg.prom" --textfile.interval=0.1' textfile "$shared" "$BIN/cgroup-exporter" "$NAME" \
+	--textfile="$1/cg.prom" --textfile.interval=0.1 --textfile.writes=1' textfile "$shared" "$BIN/cgroup-exporter" "$NAME" \
 	2>"$out.err"
 rc=$?
 sed 's/^/# /' "$out.err"

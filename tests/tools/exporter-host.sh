@@ -3,6 +3,11 @@
 # kernel with the events backend counting the cgroup2 root:
 #  - --textfile: one file, written atomically, that promtool check metrics
 #    passes without a finding, with the event, seconds and ratio families;
+#  - --textfile runs on and rewrites the file every interval with the totals
+#    since its start: of two successive writes the second has the same
+#    series, every counter (_total) at least its first value, the cpu time
+#    of / more, and promtool passes it; SIGTERM exits 0; --textfile.writes=2
+#    exits 0 after two intervals;
 #  - --web.listen-address=:PORT answers over IPv6 and IPv4 loopback;
 #    each scrape reports its own duration (a gauge, in seconds);
 #    [::1]:PORT over IPv6 only; / links to the metrics, other paths 404;
@@ -66,13 +71,13 @@ start() {
 stop() { kill "$pid"; wait "$pid"; local rc=$?; pid=; return $rc; }
 
 if ! "$EXP" --backend events -e cpu-clock -r '^/$' --textfile="$tmp/cg.prom" \
-	--textfile.interval=0.3 2>"$tmp/err"; then
+	--textfile.interval=0.3 --textfile.writes=1 2>"$tmp/err"; then
 	sed 's/^/# /' "$tmp/err"
 	echo "1..0 # SKIP the exporter cannot count here"
 	exit 4
 fi
 echo "TAP version 13"
-echo "1..9"
+echo "1..13"
 promtool check metrics <"$tmp/cg.prom" >"$tmp/lint" 2>&1
 lint=$?
 sed 's/^/# /' "$tmp/cg.prom" "$tmp/lint"
@@ -81,6 +86,64 @@ families=$(grep -cE '^perf_cgroup_(event_seconds_total|events_scaling_ratio)\{cg
 	"$tmp/cg.prom")
 check "--textfile: the seconds and ratio series of / ($families), no temporary file left" \
 	[ "$families" = 2 -a -z "$(find "$tmp" -name 'cg.prom.*')" ]
+
+# the inode number of FILE, or none: each write renames a new file over it
+inode() { stat -c %i "$1" 2>/dev/null || echo none; }
+# wait_for_write FILE INODE: until FILE is another file than INODE (10 s at most)
+wait_for_write() {
+	for _ in $(seq 100); do
+		[ "$(inode "$1")" != "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+"$EXP" --backend events -e cpu-clock,context-switches -r '^/$' --textfile="$tmp/run.prom" \
+	--textfile.interval=0.5 2>"$tmp/run.err" &
+pid=$!
+wait_for_write "$tmp/run.prom" none
+# a write may replace the file while it is copied: cp reads the one it
+# opened, and the next wait is for a write after that one
+first=$(inode "$tmp/run.prom")
+cp "$tmp/run.prom" "$tmp/first.prom"
+wait_for_write "$tmp/run.prom" "$first"
+cp "$tmp/run.prom" "$tmp/second.prom"
+wait_for_write "$tmp/run.prom" "$(inode "$tmp/run.prom")"
+alive=$(kill -0 "$pid" 2>/dev/null && echo running || echo gone)
+sed 's/^/# /' "$tmp/run.err"
+grows=$(python3 - "$tmp/first.prom" "$tmp/second.prom" <<'PY'
+import sys
+def samples(path):
+    with open(path) as f:
+        return dict(line.rsplit(" ", 1) for line in f.read().splitlines()
+                    if line and not line.startswith("#"))
+first, second = samples(sys.argv[1]), samples(sys.argv[2])
+counters = [k for k in first if k.split("{")[0].endswith("_total")]
+less = [k for k in counters if k in second and float(second[k]) < float(first[k])]
+cpu = 'perf_cgroup_event_seconds_total{cgroup="/",event="cpu-clock"}'
+print("series %d and %d, counters %d, lower %s, cpu-clock of / %s -> %s" % (
+    len(first), len(second), len(counters), less or "none", first.get(cpu), second.get(cpu)))
+sys.exit(not (set(first) == set(second) and counters and not less and
+              cpu in first and float(second[cpu]) > float(first[cpu])))
+PY
+)
+check "--textfile, two writes of one run: $grows" [ $? -eq 0 ]
+promtool check metrics <"$tmp/second.prom" >"$tmp/lint" 2>&1
+lint=$?
+sed 's/^/# /' "$tmp/lint"
+check "--textfile: promtool check metrics on a later write: exit $lint, no findings" \
+	[ $lint -eq 0 -a ! -s "$tmp/lint" ]
+kill "$pid"
+wait "$pid"
+rc=$?
+pid=
+check "--textfile: $alive after three writes, exit $rc on SIGTERM" [ "$alive" = running -a $rc -eq 0 ]
+start_ns=$(date +%s%N)
+"$EXP" --backend events -e cpu-clock -r '^/$' --textfile="$tmp/two.prom" \
+	--textfile.interval=0.3 --textfile.writes=2 2>"$tmp/err"
+rc=$?
+took_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+check "--textfile.writes=2: exit $rc after $took_ms ms (two intervals: 600 ms or more)" \
+	[ $rc -eq 0 -a "$took_ms" -ge 600 -a -f "$tmp/two.prom" ]
 
 if [ ! -e /proc/net/if_inet6 ]; then
 	for _ in 1 2 3 4 5 6; do ok "# SKIP no IPv6 on this host"; done

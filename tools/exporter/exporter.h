@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cgroup-exporter: perf event counts per cgroup for Prometheus (text
+ * exposition format 0.0.4), served over HTTP or written to a file for
+ * node_exporter's textfile collector.  `cgroup-exporter --help` and
+ * cgroup-exporter(1) describe the options and the metrics.  Its parts:
+ *
+ *   main.c        the options, and the order of a run: count, listen, drop
+ *                 privileges, serve
+ *   metrics.c     the exposition text of one reading
+ *   http.c        the HTTP server (libmicrohttpd) and its limits
+ *   listen.c      the listening sockets of --web.listen-address
+ *   textfile.c    --textfile: the file rewritten atomically every interval
+ *   privileges.c  what the exporter keeps of root once its counters are open
+ */
+#ifndef TOOLS_EXPORTER_H
+#define TOOLS_EXPORTER_H
+
+#include <stddef.h>
+
+#include "cgtool.h"
+
+#define PROG "cgroup-exporter"
+/*
+ * The port: the Prometheus wiki's "Default port allocations" fill 9100-9999,
+ * and OpenTelemetry's Prometheus exporter takes 9464; 10464 is in neither
+ * list nor in /etc/services.  Loopback unless told: see cgroup-exporter(1).
+ */
+#define DEFAULT_PORT "10464"
+#define MAX_LISTENERS 8			/* --web.listen-address flags */
+
+struct options {
+	struct cgtool tool;
+	const char *listen[MAX_LISTENERS];	/* [host]:port */
+	int nr_listen;
+	int listen_default;		/* no --web.listen-address: loopback */
+	const char *path;		/* the metrics path */
+	const char *textfile;		/* textfile mode: write here every interval */
+	double textfile_interval;
+	long textfile_writes;		/* stop after this many; 0: run until stopped */
+};
+
+/* metrics.c: the exposition text of every counted cgroup; NULL (and a
+ * message) on failure.  Also keeps the session in step with the tree. */
+char *render_metrics(struct cgcount *s, const struct cgtool *tool, size_t *len);
+double now_seconds(void);
+
+/* listen.c */
+/* "[::1]:9464", "127.0.0.1:9464", ":9464" -> host, port; -1 if malformed */
+int split_address(const char *address, char *host, size_t host_len, const char **port);
+/* A listening socket on @address, or -1 after a message; @optional: -2
+ * without a message when the address does not exist here (no IPv6) */
+int listen_on(const char *address, int optional);
+
+/* http.c */
+struct server;
+/* The listeners and the server's state; NULL after a message */
+struct server *server_open(struct cgcount *s, const struct options *o);
+/* Serve until SIGINT or SIGTERM: 0, or 1 after a message */
+int server_run(struct server *srv);
+void server_close(struct server *srv);
+
+/* textfile.c: write the metrics every interval; the exit status */
+int write_textfiles(struct cgcount *s, const struct options *o);
+
+/* privileges.c: keep only what @s needs from now on (cgroup-exporter(1),
+ * PRIVILEGES); 0, or -1 after a message */
+int drop_privileges(struct cgcount *s);
+
+#endif /* TOOLS_EXPORTER_H */
