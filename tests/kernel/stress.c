@@ -33,7 +33,10 @@
  * a busy cgroup right.
  *
  * PCG_STRESS_SECONDS sets the duration (default 20); the harness's limit
- * follows it.
+ * follows it. Every random choice comes from one seed, printed at the start
+ * ("seed N"): PCG_STRESS_SEED=N makes each thread and process make the same
+ * choices again (the interleaving of the threads, and so the outcomes of
+ * the races, is the scheduler's).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,6 +133,9 @@ struct stress {
 	bool hotplug;			/* cpu1 can go offline */
 	uint64_t count[NR_OPS][NR_RES];
 	struct slot slots[NR_SLOTS];
+	/* every random choice derives from it (PCG_STRESS_SEED replays it) */
+	unsigned int seed;
+	unsigned int event_threads;	/* started: each its own stream */
 	/* the first unexpected outcome */
 	int bad;
 	char bad_what[256];
@@ -187,6 +193,25 @@ static uint64_t stress_seconds(void)
 	const char *env = getenv("PCG_STRESS_SECONDS");
 
 	return env ? strtoull(env, NULL, 10) : 20;
+}
+
+/* PCG_STRESS_SEED, or a new seed: printed, so that a failed run replays */
+static unsigned int stress_seed(void)
+{
+	const char *env = getenv("PCG_STRESS_SEED");
+
+	if (env && *env)
+		return strtoul(env, NULL, 0);
+	return cgtest_now_ns() ^ getpid();
+}
+
+/* The seed of one thread or process of the test: @stream names it */
+enum stream { STREAM_CHURN = 1, STREAM_WATCH, STREAM_HOTPLUG, STREAM_HOPPER,
+	      STREAM_EVENTS = STREAM_HOPPER + NR_HOPPERS };
+
+static unsigned int stream_seed(const struct stress *s, unsigned int stream)
+{
+	return s->seed ^ (stream * 0x9e3779b9u);
 }
 
 /* ---- the cgroup tree ---- */
@@ -947,7 +972,8 @@ static void slot_random_op(struct stress *s, struct slot *sl,
 static void *event_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = cgtest_now_ns() ^ (uintptr_t)&seed;
+	unsigned int seed = stream_seed(s, STREAM_EVENTS +
+					__atomic_fetch_add(&s->event_threads, 1, __ATOMIC_RELAXED));
 
 	while (!done(s)) {
 		struct slot *sl = &s->slots[rand_r(&seed) % NR_SLOTS];
@@ -997,7 +1023,7 @@ static void churn_step(struct stress *s, unsigned int *seed)
 static void *churn_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = cgtest_now_ns();
+	unsigned int seed = stream_seed(s, STREAM_CHURN);
 
 	while (!done(s)) {
 		churn_step(s, &seed);
@@ -1086,7 +1112,7 @@ static void watch_attach(struct stress *s, int fd, unsigned int *seed)
 static void *watch_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = cgtest_now_ns() ^ 0x5eed;
+	unsigned int seed = stream_seed(s, STREAM_WATCH);
 	struct perf_event_attr attr;
 	int fd = -1, cpu, pick;
 
@@ -1129,7 +1155,7 @@ static int set_hot_cpu_online(int online)
 static void *hotplug_thread(void *arg)
 {
 	struct stress *s = arg;
-	unsigned int seed = cgtest_now_ns();
+	unsigned int seed = stream_seed(s, STREAM_HOTPLUG);
 
 	while (!done(s)) {
 		usleep(rand_r(&seed) % 200000);
@@ -1164,7 +1190,7 @@ static void migrate(struct stress *s, unsigned int *seed)
  */
 static pid_t spawn_hopper(struct stress *s, int k)
 {
-	unsigned int seed = k * 7919 + 1;
+	unsigned int seed = stream_seed(s, STREAM_HOPPER + k);
 	char path[CGTEST_PATH_MAX];
 	pid_t pid = fork();
 
@@ -1308,6 +1334,8 @@ TEST_F(stress, randomized)
 
 	if (!s->hotplug)
 		TH_LOG("cpu%d cannot go offline: no hotplug", HOT_CPU);
+	s->seed = stress_seed();
+	TH_LOG("seed %u: PCG_STRESS_SEED=%u replays its random choices", s->seed, s->seed);
 	s->deadline = cgtest_now_ns() + stress_seconds() * NSEC_PER_SEC;
 	for (i = 0; i < NR_HOPPERS; i++) {
 		self->hoppers[i] = spawn_hopper(s, i);
