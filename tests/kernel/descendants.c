@@ -49,8 +49,7 @@ FIXTURE_SETUP(tree)
 	ASSERT_NE(0, self->ida);
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
-	if (!kernel_has_attach_cgroups(&self->ev))
-		SKIP(return, "kernel lacks PERF_EVENT_IOC_ATTACH_CGROUPS");
+	PCG_REQUIRE(kernel_has_attach_cgroups(&self->ev), "PERF_EVENT_IOC_ATTACH_CGROUPS");
 }
 
 FIXTURE_TEARDOWN(tree)

@@ -398,3 +398,17 @@ int pcg_kernel_has_attach(void)
 	close(fd);
 	return ret;
 }
+
+int pcg_kernel_patched(void)
+{
+	const char *v = getenv("KERNEL_PATCHED");
+
+	return v && !strcmp(v, "1");
+}
+
+const char *pcg_kernel_name(void)
+{
+	const char *v = getenv("KERNEL_NAME");
+
+	return v && *v ? v : "this kernel";
+}

@@ -91,5 +91,14 @@ int pcg_read_cgroups_flags(int fd, uint64_t flags, uint64_t **bufp,
 			   size_t *sizep);
 /* 1 if the kernel knows PERF_EVENT_IOC_ATTACH_CGROUP, 0 if not. */
 int pcg_kernel_has_attach(void);
+/*
+ * 1 on our patched kernels, which must have every ioctl of kernel/'s
+ * series: KERNEL_PATCHED=1, which scripts/run-tests.sh sets from the
+ * kernel's set of tests in tests/kernels.list (all, hw). 0 elsewhere,
+ * where a test of the series may skip.
+ */
+int pcg_kernel_patched(void);
+/* $KERNEL_NAME (tests/kernels.list), or "this kernel" */
+const char *pcg_kernel_name(void);
 
 #endif /* PCG_LIB_H */

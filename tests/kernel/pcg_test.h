@@ -11,11 +11,21 @@
 #define BUSY_NS		(1000 * NSEC_PER_MSEC)
 #define PINGPONG_ITERS	3000ULL
 
-/* Skip (exit 4) on a kernel without the ioctls, before creating anything. */
-#define PCG_REQUIRE_ATTACH() do { \
-	if (!pcg_kernel_has_attach()) \
-		SKIP(return, "kernel lacks PERF_EVENT_IOC_ATTACH_CGROUP"); \
+/*
+ * A kernel without @what (@have false): fail on our patched kernels
+ * (pcg_kernel_patched()), skip (exit 4) on the others; before creating
+ * anything.
+ */
+#define PCG_REQUIRE(have, what) do { \
+	if (!(have)) { \
+		ASSERT_FALSE(pcg_kernel_patched()) \
+			TH_LOG("%s lacks %s: a patched kernel must have kernel/'s series", \
+			       pcg_kernel_name(), what); \
+		SKIP(return, "kernel lacks %s", what); \
+	} \
 } while (0)
+#define PCG_REQUIRE_ATTACH() \
+	PCG_REQUIRE(pcg_kernel_has_attach(), "PERF_EVENT_IOC_ATTACH_CGROUP")
 
 /* Assert that a run of a worker finished with exit status 0. */
 #define ASSERT_WORKER(pid) do { \
