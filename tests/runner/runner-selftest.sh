@@ -1,7 +1,8 @@
 #!/bin/bash
-# Self-test of `make check`'s runner: a failing test, a guest that panics and
-# a guest that hangs must each make the check fail with a message that says
-# what happened, a kernel report (here sysrq-l's backtraces) must fail the
+# Self-test of `make check`'s runner: a failing test, a guest that panics
+# (ours, or a Debian kernel's, which is not booted again) and a guest that
+# hangs must each make the check fail with a message that says what
+# happened, a kernel report (here sysrq-l's backtraces) must fail the
 # test during which it appeared, tests run at once ("parallel") must be
 # reported each under its own name, every case of every program must be
 # counted, and a test for one kernel ("kernel=NAME") must be selected on
@@ -13,24 +14,28 @@ cd "$(dirname "$0")/../.." || exit 1
 KERNEL=build/bzImage
 [ "${1:-}" = --kernel ] && KERNEL=$2
 WORK=build/tests/runner
+# the first Debian x86 kernel of the matrix (scripts/check.sh fetches it)
+DEBIAN_KERNEL=$(awk '$1 ~ /^stock-/ && $1 !~ /arm64/ { print $1; exit }' tests/kernels.list)
 rm -rf "$WORK"
 mkdir -p "$WORK/empty"
 n=0
 failed=0
 
-# run_case NAME LIST-CONTENT TIMEOUT [GUESTS]: runs check.sh on a one-off
-# test list in GUESTS guests (default 1), in the background; leaves its
+# run_case NAME LIST-CONTENT TIMEOUT [GUESTS [KERNEL-NAME]]: runs check.sh on
+# a one-off test list in GUESTS guests (default 1) of our kernel, or of
+# KERNEL-NAME of tests/kernels.list, in the background; leaves its
 # output in $WORK/NAME.log and its exit status in $WORK/NAME.rc. The guests
 # are independent: they boot side by side, beside make check's test guest.
 # One vcpu each: with more vcpu threads than host cpus, a guest's vcpus spin
 # on each other's locks and IPIs while preempted (the two-guest case took
 # 23-49 s of cpu with two vcpus each, wasting the test guest's cpu time).
 run_case() {
-	local name=$1 list=$2 timeout=$3 guests=${4:-1}
+	local name=$1 list=$2 timeout=$3 guests=${4:-1} kernel=(--kernel "$KERNEL")
+	[ -n "${5:-}" ] && kernel=(--kernels "$5")
 	mkdir -p "$WORK/$name.d"
 	printf '%s\n' "$list" >"$WORK/$name.d/cases.list"
 	(
-		HOST_TESTS='' HOST_TESTS_DIR="$WORK/empty" scripts/check.sh --kernel "$KERNEL" \
+		HOST_TESTS='' HOST_TESTS_DIR="$WORK/empty" scripts/check.sh "${kernel[@]}" \
 			--timeout "$timeout" --vm-tests "$WORK/$name.d" --out "$WORK/$name.out" \
 			--guests "$guests" --guest-cpus 1 \
 			>"$WORK/$name.log" 2>&1
@@ -56,7 +61,7 @@ expect() {
 log_has() { grep -qE -- "$2" "$WORK/$1.log"; }
 
 echo "TAP version 13"
-echo "1..19"
+echo "1..23"
 
 # A failing test and a kernel report share one guest; a panic and a hang
 # need a guest each.
@@ -65,6 +70,8 @@ run_case panic $'crash  echo c > /proc/sysrq-trigger\nnever-run true' 300
 run_case hang $'timeout=3000 sleeper  sleep 3000' 12
 # make check splits its tests over two guests: one of them panics
 run_case split $'one  true\ncrash  echo c > /proc/sysrq-trigger' 300 2
+# a Debian kernel's guest that panics once: booted again, it would pass
+run_case debian-panic "no-patch crash-once  [ -e $WORK/crashed ] || { touch $WORK/crashed; echo c > /proc/sysrq-trigger; }" 300 1 "$DEBIAN_KERNEL"
 wait
 
 expect mixed "exit status non-zero" test "$(rc_of mixed)" != 0
@@ -78,6 +85,11 @@ expect mixed "names the failing one" log_has mixed '^FAILED: par-b: not ok 7 par
 
 expect panic "exit status non-zero" test "$(rc_of panic)" != 0
 expect panic "says the guest panicked" log_has panic 'guest died: guest kernel panicked'
+
+expect debian-panic "exit status non-zero" test "$(rc_of debian-panic)" != 0
+expect debian-panic "says the guest panicked" log_has debian-panic "guest died: guest kernel panicked"
+expect debian-panic "shows the end of its console" log_has debian-panic "Call Trace:"
+expect debian-panic "does not boot it again" log_has debian-panic "^0 passed, [1-9]"
 
 expect hang "exit status non-zero" test "$(rc_of hang)" != 0
 expect hang "says the guest hung" log_has hang 'guest hung: no result within 12s'
