@@ -30,8 +30,8 @@ PACKAGES=(
 	prometheus tmux man-db
 	# cgroup-exporter's HTTP server and seccomp filter
 	libmicrohttpd-dev libseccomp-dev
-	# make deb (debian/) and its checks: lintian, systemd-analyze
-	debhelper lintian systemd
+	# make deb (debian/) and its checks: lintian, systemd-analyze, pkg-config
+	debhelper lintian systemd pkgconf
 )
 
 missing=()
