@@ -378,6 +378,30 @@ static void shared_unwatch(struct cgcount *s, uint64_t id)
 	}
 }
 
+/*
+ * A subtree's watch attaches every cgroup created below it; one removed
+ * before a read's walk found it is never counted by the session, and its
+ * node would hold the removed cgroup until the session closes: detach the
+ * removed cgroups of the records of fd @i that the session does not count.
+ */
+static void detach_unknown_removed(struct cgcount *s, int i)
+{
+	uint64_t nr = s->rc_buf[2], *ids, *rec, k;
+
+	if (!s->nr_subtrees || nr <= s->nr_cgroups)
+		return;
+	ids = malloc((nr + 1) * sizeof(*ids));
+	if (!ids)
+		return;
+	ids[0] = 0;
+	for (rec = s->rc_buf + 3, k = 0; k < nr; k++, rec += rec_words(s, i))
+		if (!cgc_find(s, rec[0]) && cgc_cgroup_id_gone(s, rec[0]))
+			ids[++ids[0]] = rec[0];
+	if (ids[0])
+		ids_ioctl(s->shared_fds[i], PERF_EVENT_IOC_DETACH_CGROUP, ids);
+	free(ids);
+}
+
 static int shared_read_all(struct cgcount *s)
 {
 	int i, ret;
@@ -389,6 +413,7 @@ static int shared_read_all(struct cgcount *s)
 		if (ret)
 			return ret;
 		add_records(s, i, s->rc_buf);
+		detach_unknown_removed(s, i);
 	}
 	return 0;
 }

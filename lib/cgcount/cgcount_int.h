@@ -154,6 +154,9 @@ int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn 
 int cgc_open_cgroup_dir(const struct cgcount *s, const char *rel, uint64_t id);
 /* the cgroup @rel is no longer @id: removed, or another cgroup by that name */
 bool cgc_cgroup_gone(const struct cgcount *s, const char *rel, uint64_t id);
+/* the cgroup @id is removed (false when that cannot be known: open_by_handle_at
+ * needs CAP_DAC_READ_SEARCH) */
+bool cgc_cgroup_id_gone(const struct cgcount *s, uint64_t id);
 
 /* the cgroup set */
 struct cgc_cgroup *cgc_find(const struct cgcount *s, uint64_t id);

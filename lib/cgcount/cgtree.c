@@ -240,6 +240,28 @@ bool cgc_cgroup_gone(const struct cgcount *s, const char *rel, uint64_t id)
 	return fd == -ENOENT;
 }
 
+/* the handle type of a cgroup2 directory: its 64-bit id (kernfs) */
+#define FILEID_KERNFS 0xfe
+
+bool cgc_cgroup_id_gone(const struct cgcount *s, uint64_t id)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = FILEID_KERNFS },
+		.id = id };
+	int mount_fd = open(s->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, err;
+
+	if (mount_fd < 0)
+		return false;
+	fd = open_by_handle_at(mount_fd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	close(mount_fd);
+	return err == ESTALE;
+}
+
 int cgc_walk_below(struct cgcount *s, const char *rel, uint64_t id, cgc_walk_fn fn,
 		   void *arg)
 {

@@ -418,6 +418,23 @@ static void stop_churn(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/*
+ * The removed cgroups below @cg still held (nr_dying_descendants of its
+ * cgroup.stat), once what nothing holds is freed: after up to 5 s
+ */
+static int64_t dying_below(const char *cg)
+{
+	int64_t n = -1;
+	int tries;
+
+	for (tries = 0; tries < 50 && n; tries++) {
+		if (tries)
+			usleep(100000);
+		n = cgtest_stat_field(cg, "cgroup.stat", "nr_dying_descendants");
+	}
+	return n;
+}
+
 /* the session counts @id: its reading's cpu-clock, or -1 */
 static bool stable_cgroups_read(const struct cgcount_reading *r, size_t nr,
 				const uint64_t *ids)
@@ -492,6 +509,11 @@ TEST_F(cgc, walk_batches_skip_cgroups_removed_under_churn)
 	ASSERT_EQ(0, cgtest_wait(busy));
 	ASSERT_LE(0, ret) TH_LOG("round %d: %s", round, ret == -ESRCH ?
 				 "a cgroup that exists throughout is not counted" : last_msg);
+	/* the session holds no removed cgroup it does not count */
+	ASSERT_EQ(0, cgcount_read_all(self->s, &r, &nr)) TH_LOG("%s", last_msg);
+	remove_churned(self->s, r, nr);
+	cgcount_readings_free(r, nr);
+	EXPECT_EQ(0, dying_below(churn));
 	ASSERT_EQ(0, cgcount_errors(self->s, &e));
 	TH_LOG("%d rounds, %llu cgroup(s) vanished before their attach, %llu skipped by a "
 	       "walk", round, (unsigned long long)e.vanished, (unsigned long long)e.walk_skipped);
