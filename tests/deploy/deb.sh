@@ -12,6 +12,8 @@
 #  - cgcount(3) renders without a warning and is found by its name;
 #  - the unit passes systemd-analyze verify, and systemd-analyze security
 #    rates it at most MAX_EXPOSURE with every setting of its sandbox on;
+#  - debian/copyright's LGPL-2.1 OR BSD-2-Clause paragraph names only files
+#    whose SPDX line says so (the rest is GPL-2.0, as shipped);
 #  - /etc/default/cgroup-exporter's ARGS count on the host's kernel as an
 #    unprivileged user holding only the unit's capabilities (events backend:
 #    this kernel has no shared ioctls), and the same run without
@@ -35,7 +37,7 @@ out=$tmp/deb
 root=$tmp/root
 
 echo "TAP version 13"
-echo "1..12"
+echo "1..13"
 built="build/cgcount/libcgcount.so.$version build/cgcount/libcgcount.a build/bin/cgtop build/bin/cgroup-exporter"
 # shellcheck disable=SC2086 # a list of files
 before=$(stat -c '%n %Y' $built)
@@ -123,6 +125,18 @@ for setting in NoNewPrivileges= ProtectSystem= ProtectHome= PrivateTmp= PrivateD
 done
 check "systemd-analyze security: exposure $exposure <= $MAX_EXPOSURE${off:+; not on:$off}" \
 	awk -v e="${exposure:-99}" -v max=$MAX_EXPOSURE -v off="$off" 'BEGIN { exit !(e <= max && off == "") }'
+
+# the files debian/copyright's second Files: paragraph names, by their SPDX lines
+lgpl_files=$(awk 'BEGIN { RS = "" } NR == 3' debian/copyright |
+	sed -n '/^Copyright:/q; s/^Files://; p' | tr ' ' '\n' | grep .)
+not_lgpl=
+# shellcheck disable=SC2086 # the patterns are globs
+for f in $lgpl_files; do
+	[ -e "$f" ] || continue
+	head -3 "$f" | grep -q 'SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause' || not_lgpl="$not_lgpl $f"
+done
+check "debian/copyright: the $(echo "$lgpl_files" | wc -l) patterns of LGPL-2.1 OR BSD-2-Clause match only such files${not_lgpl:+; not:$not_lgpl}" \
+	[ -n "$lgpl_files" -a -z "$not_lgpl" ]
 
 # The default file's ARGS as the unit runs them: nobody, the unit's capabilities
 caps=$(sed -n 's/^AmbientCapabilities=//p' "$unit" | tr 'A-Z ' 'a-z\n' | sed 's/^cap_/+/' | paste -sd,)
