@@ -6,10 +6,11 @@
  *  - the capabilities its backend uses from then on, of those it has:
  *    CAP_DAC_READ_SEARCH for the cgroup walks (a directory its owner made
  *    unreadable), CAP_PERFMON for the events backend (a cgroup found later
- *    gets perf events of its own), CAP_BPF for rstat (its reads run
- *    iterators and programs through bpf(), which kernels before 6.5 refuse
- *    without it when unprivileged BPF is off); the shared backend's ioctls
- *    need none.  Every other one goes from the effective, permitted and
+ *    gets perf events of its own).  The shared backend's ioctls need none,
+ *    nor do rstat's reads: the bpf() commands they make on the programs,
+ *    links and maps it holds (iterator links, program test runs, map
+ *    updates) check no capability on 6.1 or later; loading (BPF_PROG_LOAD,
+ *    BPF_MAP_CREATE) does, and is done.  Every other one goes from the effective, permitted and
  *    inheritable sets, the ambient set is cleared and so is the bounding set
  *    (when the exporter may: CAP_SETPCAP);
  *  - PR_SET_NO_NEW_PRIVS: no execve() can give any back;
@@ -37,9 +38,6 @@
 
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF 39
 #endif
 #define BPF_TOKEN_CREATE_CMD 36		/* Linux 6.9's BPF_TOKEN_CREATE */
 
@@ -85,16 +83,8 @@ static void needed_caps(struct cgcount *s, uint32_t need[2])
 {
 	need[0] = need[1] = 0;
 	cap_add(need, CAP_DAC_READ_SEARCH);
-	switch (cgcount_backend(s)) {
-	case CGCOUNT_EVENTS:
+	if (cgcount_backend(s) == CGCOUNT_EVENTS)
 		cap_add(need, CAP_PERFMON);
-		break;
-	case CGCOUNT_RSTAT:
-		cap_add(need, CAP_BPF);
-		break;
-	default:
-		break;
-	}
 }
 
 /* Empty the bounding set, which needs CAP_SETPCAP (still effective here) */
