@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * libcgcount on a cgroup tree built as an unprivileged owner of a delegated
- * subtree may build it: hostile_tree DIR [BACKEND] builds below the empty
- * cgroup DIR
+ * subtree may build it: hostile_tree DIR [BACKEND [UID]] builds below the
+ * empty cgroup DIR (as UID when given: its effective uid and gid, which
+ * leaves it no capability, the owner of a subtree delegated to UID)
  *   - chain/: 1,500 levels, d/d/d/...;
  *   - long/: names of up to 255 bytes down to a cgroup whose absolute path
  *     is 4,095 bytes, and its child "child", past PATH_MAX;
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "cgcount.h"
@@ -293,17 +295,37 @@ static void check_one(struct tree *t, const char *root)
 	cgcount_close(s);
 }
 
+/*
+ * Become @uid (effective uid and gid: the kernel takes the effective
+ * capabilities away with the uid) to build, root again to check.
+ */
+static void build_as(struct tree *t, const char *root, const char *dir, const char *rel,
+		     long uid)
+{
+	if (uid < 0) {
+		build(t, root, dir, rel);
+		return;
+	}
+	if (setegid(uid) || seteuid(uid))
+		fail_out("seteuid");
+	build(t, root, dir, rel);
+	if (seteuid(0) || setegid(0))
+		fail_out("seteuid(0)");
+}
+
 int main(int argc, char **argv)
 {
 	struct tree t = { 0 };
 	struct cgcount *s;
 	const char *dir = argc > 1 ? argv[1] : NULL, *rel;
-	char root[4096];
+	char root[4096], *end = NULL;
+	long uid = argc > 3 ? strtol(argv[3], &end, 10) : -1;
 	size_t i;
 
-	if (!dir || dir[0] != '/' || (argc > 2 && cgcount_parse_backend(argv[2], &backend))) {
-		fprintf(stderr, "usage: hostile_tree DIR [BACKEND] (DIR: an empty cgroup, "
-			"absolute)\n");
+	if (!dir || dir[0] != '/' || (argc > 2 && cgcount_parse_backend(argv[2], &backend)) ||
+	    (end && (*end || uid <= 0))) {
+		fprintf(stderr, "usage: hostile_tree DIR [BACKEND [UID]] (DIR: an empty cgroup, "
+			"absolute; UID: who builds, DIR delegated to it)\n");
 		return 2;
 	}
 	s = session();
@@ -314,7 +336,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rel = dir + strlen(root);
-	build(&t, root, dir, rel);
+	build_as(&t, root, dir, rel, uid);
 	qsort(t.made.paths, t.made.nr, sizeof(*t.made.paths), by_string);
 	printf("COUNT %zu\n", t.made.nr);
 	printf("# made %zu cgroups: %d levels, a %zu-byte path, %zu names, %d siblings\n",

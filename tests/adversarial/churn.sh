@@ -1,0 +1,131 @@
+#!/bin/bash
+# Guest test (TAP): cgroups made and removed every millisecond below the
+# counted tree (mkdir + rmdir, a new name each time) while cgtop and
+# cgroup-exporter count it, on every backend (shared where the kernel has
+# it), for CHURN_SECONDS (default 4):
+#  - cgtop -b -d 0.2 exits 0 after its tables, nothing on stderr (no read
+#    failed), the busy cgroup in every table;
+#  - the exporter, scraped every 0.2 s: every scrape HTTP 200 with the busy
+#    cgroup's series; between the first and the last scrape the busy
+#    cgroup's cpu-clock grows as its cpu.stat usage did (read before and
+#    after each scrape: the bracket), within 10 %; exit 0 on SIGTERM.
+# No set -e: a failed check is a TAP line and the test goes on to the next.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib/tap.sh
+source tests/lib/tap.sh
+# shellcheck source=tests/adversarial/adv-lib.sh
+source tests/adversarial/adv-lib.sh
+: "${fail:=0}"	# set by tap.sh
+NAME=advchurn-$$
+CG=$ROOT/$NAME
+PORT=${CGC_PORT:-9483}
+SECONDS_=${CHURN_SECONDS:-4}
+DELAY=0.2
+TABLES=$(awk -v s="$SECONDS_" -v d=$DELAY 'BEGIN { print int(s / d) }')
+
+trap adv_cleanup EXIT
+
+mkdir -p "$CG/busy" "$CG/churn" || exit 1
+bash -c "echo \$\$ > '$CG/busy/cgroup.procs'; while :; do :; done" &
+pids+=($!)
+
+# mkdir + rmdir every millisecond for SECS; prints how many
+churn() { # SECS
+	python3 - "$CG/churn" "$1" <<'EOF'
+import os, sys, time
+d, end, n = sys.argv[1], time.monotonic() + float(sys.argv[2]), 0
+while time.monotonic() < end:
+    p = "%s/c%d" % (d, n)
+    os.mkdir(p)
+    os.rmdir(p)
+    n += 1
+    time.sleep(0.001)
+print(n)
+EOF
+}
+
+# scrape every DELAY s for SECS; prints "STATUSES SCRAPES WITH_BUSY COUNTED LO HI":
+# the busy cgroup's counted seconds from the first to the last scrape and
+# its cpu.stat usage over the same span, at least and at most
+scrapes() { # SECS
+	python3 - "$PORT" "$CG/busy/cpu.stat" "/$NAME/busy" "$1" "$DELAY" <<'EOF'
+import sys, time, urllib.request, urllib.error
+port, stat, label, secs, delay = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+url = "http://127.0.0.1:%s/metrics" % port
+want = 'perf_cgroup_event_seconds_total{cgroup="%s",event="cpu-clock"} ' % label
+
+def usage():
+    for line in open(stat):
+        if line.startswith("usage_usec "):
+            return int(line.split()[1]) / 1e6
+
+def scrape():
+    try:
+        with urllib.request.urlopen(url, timeout=120) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, ""
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return 0, ""
+
+for _ in range(300):	# the exporter listens
+    try:
+        urllib.request.urlopen(url, timeout=120).read()
+        break
+    except (urllib.error.URLError, ConnectionError):
+        time.sleep(0.1)
+samples, statuses, end = [], set(), time.monotonic() + secs
+while time.monotonic() < end:
+    before = usage()
+    status, text = scrape()
+    after = usage()
+    statuses.add(status)
+    vals = [float(l[len(want):]) for l in text.splitlines() if l.startswith(want)]
+    samples.append((before, vals[0] if len(vals) == 1 else None, after))
+    time.sleep(delay)
+busy = [s for s in samples if s[1] is not None]
+first, last = busy[0] if busy else (0, 0, 0), busy[-1] if busy else (0, 0, 0)
+print(",".join(map(str, sorted(statuses))), len(samples), len(busy),
+      "%.3f %.3f %.3f" % (last[1] - first[1], last[0] - first[2], last[2] - first[0]))
+EOF
+}
+
+echo "TAP version 13"
+echo "1..$((5 * $(wc -w <<<"$BACKENDS")))"
+for b in $BACKENDS; do
+	backend_runs "$b" 5 || continue
+	"$BIN/cgroup-exporter" --backend "$b" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock \
+		-r "^/$NAME/" 2>"$tmp/exp.err" &
+	exporter=$!
+	pids+=("$exporter")
+	scrape "$PORT" "$tmp/metrics" >/dev/null	# listening, its counters open
+	churn "$((SECONDS_ + 2))" >"$tmp/churned" &
+	churner=$!
+	"$BIN/cgtop" --backend "$b" -b -d $DELAY -n "$TABLES" -e cpu-clock -r "^/$NAME/" \
+		>"$tmp/top" 2>"$tmp/top.err" &
+	top=$!
+	read -r statuses nr with_busy counted lo hi <<<"$(scrapes "$SECONDS_")"
+	wait "$top"
+	top_rc=$?
+	wait "$churner"
+	kill -TERM "$exporter"
+	wait "$exporter"
+	exp_rc=$?
+	tables=$(grep -c '^cgtop:' "$tmp/top")
+	busy_rows=$(awk -v p="/$NAME/busy" '$NF == p' "$tmp/top" | wc -l)
+	echo "# --backend $b: $(cat "$tmp/churned") cgroups made and removed in $((SECONDS_ + 2)) s"
+	echo "# --backend $b: cgtop: exit $top_rc, $tables tables, busy in $busy_rows; $(head -c 200 "$tmp/top.err")"
+	echo "# --backend $b: exporter: HTTP $statuses, $nr scrapes, busy in $with_busy; busy counted $counted s, cpu.stat $lo-$hi s"
+	tail -3 "$tmp/exp.err" | sed 's/^/# /'
+	check "--backend $b: cgtop under churn exits 0, nothing on stderr ($top_rc)" \
+		[ "$top_rc" = 0 -a ! -s "$tmp/top.err" ]
+	check "--backend $b: cgtop printed $tables of $TABLES tables, the busy cgroup in each ($busy_rows)" \
+		[ "$tables" = "$TABLES" -a "$busy_rows" = "$TABLES" ]
+	check "--backend $b: the exporter under churn answers every scrape (HTTP $statuses) with the busy cgroup ($with_busy of $nr)" \
+		[ "$statuses" = 200 -a "$nr" -ge 5 -a "$with_busy" = "$nr" ]
+	check "--backend $b: the busy cgroup's count follows cpu.stat within 10 % ($counted s, cpu.stat $lo-$hi s)" \
+		awk -v c="$counted" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0.5 && c >= 0.9 * lo && c <= 1.1 * hi) }'
+	check "--backend $b: the exporter exits 0 on SIGTERM (exit $exp_rc)" [ "$exp_rc" = 0 ]
+done
+exit "$fail"
