@@ -906,20 +906,6 @@ static struct cgrstat_stats stats_of(const struct cgrstat *s)
 	return st;
 }
 
-/* Wait until no cgroup below the test root is dying (every removed one
- * released, its release flush done): 0, or -ETIMEDOUT after 20 s. */
-static int wait_released(void)
-{
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (cgtest_stat_field(test_root, "cgroup.stat", "nr_dying_descendants") == 0)
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
-}
-
 /* A session with room for the cgroups present and @extra more */
 static struct cgrstat *open_with_room(struct __test_metadata *_metadata, uint32_t extra)
 {
@@ -990,7 +976,7 @@ TEST(maps_full_counts_kept_by_ancestor)
 	EXPECT_EQ(0, cgrstat_check_overflow(s)) TH_LOG("%s", last_msg);
 
 	ASSERT_EQ(0, cg_remove("spare"));
-	ASSERT_EQ(0, wait_released());
+	ASSERT_EQ(0, cgtest_wait_released(test_root));
 	unplaced = stats_of(s).unplaced;
 	ASSERT_EQ(0, cg_create("q/c"));
 	EXPECT_EQ(5U, stats_of(s).untracked) TH_LOG("q/c found no room: spare's is not free");
@@ -1041,7 +1027,7 @@ TEST(released_slots_freed_without_read)
 			usleep(1000);
 		/* the release is asynchronous (an RCU grace period, a work
 		 * item): room for three must not race it */
-		ASSERT_EQ(0, wait_released());
+		ASSERT_EQ(0, cgtest_wait_released(test_root));
 	}
 	ASSERT_EQ(0, cg_create("last"));
 	st = stats_of(s);

@@ -82,20 +82,6 @@ static long long usage_ns(const char *cg)
 	return cgtest_usage_usec(cg) * 1000;
 }
 
-/* Wait until no cgroup below @cg is dying (every removed one released): 0,
- * or -ETIMEDOUT after 20 s. */
-static int wait_released(const char *cg)
-{
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (cgtest_stat_field(cg, "cgroup.stat", "nr_dying_descendants") == 0)
-			return 0;
-		usleep(10000);
-	}
-	return -ETIMEDOUT;
-}
-
 static uint64_t unplaced(struct cgcount *s)
 {
 	CGCOUNT_OPTS(cgcount_errors, e);
@@ -202,7 +188,7 @@ TEST(map_pressure)
 	for (i = 0; i < PARENTS; i++)
 		for (j = 0; j < LEAVES; j++)
 			ASSERT_EQ(0, cgtest_rmdir(leaf[i][j]));
-	ASSERT_EQ(0, wait_released(top));
+	ASSERT_EQ(0, cgtest_wait_released(top));
 	ASSERT_EQ(0, cgcount_read_all(s, &r, &n));
 	cgcount_readings_free(r, n);
 	unplaced_before = unplaced(s);
@@ -262,7 +248,7 @@ TEST(churn_without_reads)
 		cgtest_settle_exited_tasks();
 		ASSERT_EQ(0, cgtest_rmdir(cg)) TH_LOG("cgroup %d", i);
 	}
-	ASSERT_EQ(0, wait_released(top));
+	ASSERT_EQ(0, cgtest_wait_released(top));
 	ASSERT_EQ(0, cgtest_create(cg, top, "last"));
 	ASSERT_EQ(0, cgcount_add_path(s, cg));
 	pid = spawn_busy_in(cg, BUSY_NS);

@@ -148,6 +148,18 @@ static int remove_subtree(const char *path)
 	return ret ? ret : cgtest_rmdir(path);
 }
 
+int cgtest_wait_released(const char *path)
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (cgtest_stat_field(path, "cgroup.stat", "nr_dying_descendants") == 0)
+			return 0;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
 int cgtest_destroy_tree(const char *path)
 {
 	if (!path || !path[0])

@@ -44,6 +44,9 @@ int cgtest_rmdir(const char *path);
 /* Kill the tasks of path and its descendants (cgroup.kill), then remove
  * them, children first: 0 or the first -errno. */
 int cgtest_destroy_tree(const char *path);
+/* Wait until no cgroup below path is dying (every removed one released,
+ * its last rstat flush done): 0, or -ETIMEDOUT after 20 s. */
+int cgtest_wait_released(const char *path);
 /* Write controllers ("+cpu +memory") to path's cgroup.subtree_control. */
 int cgtest_enable_controllers(const char *path, const char *controllers);
 /* Move process pid (0: the caller) into path. */
