@@ -239,9 +239,10 @@ int main(int argc, char **argv)
 		while (!stop)
 			pause();
 	}
-	if (ret < 0 || cgrstat_read_subtree(s, subtree, &recs, &nr)) {
-		if (ret < 0)
-			fprintf(stderr, "cgrstat: %s\n", strerror(-ret));
+	if (ret >= 0)
+		ret = cgrstat_read_subtree(s, subtree, &recs, &nr);
+	if (ret < 0) {
+		fprintf(stderr, "cgrstat: %s: %s\n", subtree, strerror(-ret));
 		free_names(&names);
 		cgrstat_close(s);
 		return 1;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -219,9 +220,12 @@ static int read_one_record(struct cgcount *s, struct cgc_cgroup *cg, struct cgco
 	struct cgrstat_value v[CGRSTAT_MAX_EVENTS];
 	int ret = cgrstat_read_cgroup_id(rs(s), cg->id, v, CGRSTAT_MAX_EVENTS);
 
+	if (ret == -ENOENT) {
+		cgc_print(CGCOUNT_DEBUG, "rstat backend: cgroup %s was removed\n", cg->path);
+		return ret;	/* the caller says what it does */
+	}
 	if (ret)
-		return cgc_err(-ret, "rstat backend: cannot read %s (the message before says why)",
-			       cg->path);
+		return cgc_err(-ret, "rstat backend: cannot read %s: %s", cg->path, strerror(-ret));
 	record_values(s, v, out);
 	return 0;
 }
@@ -240,16 +244,50 @@ static void cut_to_common(char *path, const char *other)
 	path[k] = '\0';
 }
 
+/* @common cut to its parent ("/a" to "/"): 0, or -1 at the root */
+static int cut_to_parent(char *common)
+{
+	char *slash = strrchr(common, '/');
+
+	if (!slash || !strcmp(common, "/"))
+		return -1;
+	if (slash == common)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return 0;
+}
+
+/* The subtree read of @common (relative to the root): -ENOENT if it is gone */
+static int read_common(struct cgcount *s, const char *common,
+		       struct cgrstat_record **recs, size_t *nr)
+{
+	struct stat st;
+	char *full;
+	int ret;
+
+	if (asprintf(&full, "%s%s", s->root, strcmp(common, "/") ? common : "") < 0)
+		return -ENOMEM;
+	if (stat(full, &st) && errno == ENOENT)
+		ret = -ENOENT;	/* without libcgrstat's message: climb instead */
+	else
+		ret = cgrstat_read_subtree(rs(s), full, recs, nr);
+	free(full);
+	return ret;
+}
+
 /*
  * The records of @cgs with one iterator read: of the subtree of their
  * deepest common ancestor (the whole tree when they are spread out).
  * libcgrstat opens it by path: past PATH_MAX, the nearest ancestor within
- * it, whose subtree holds them too.
+ * it, whose subtree holds them too.  An ancestor removed meanwhile (a
+ * counted cgroup restarted under its name, the only one counted) gives
+ * way to its parent: one step per level, never a loop on one path.
  */
 static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 		     struct cgrstat_record **recs, size_t *nr)
 {
-	char *common = strdup(n ? cgs[0]->path : "/"), *full, *slash;
+	char *common = strdup(n ? cgs[0]->path : "/"), *slash;
 	size_t i;
 	int ret;
 
@@ -259,16 +297,13 @@ static int read_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t n,
 		cut_to_common(common, cgs[i]->path);
 	while (strlen(s->root) + strlen(common) >= CGC_PATH_MAX && (slash = strrchr(common, '/')))
 		*slash = '\0';
-	ret = asprintf(&full, "%s%s", s->root, strcmp(common, "/") ? common : "");
+	do
+		ret = read_common(s, common, recs, nr);
+	while (ret == -ENOENT && !cut_to_parent(common));
 	free(common);
-	if (ret < 0)
-		return cgc_err(ENOMEM, "out of memory");
-	ret = cgrstat_read_subtree(rs(s), full, recs, nr);
-	free(full);
 
 	if (ret)
-		return cgc_err(-ret, "rstat backend: cannot read the cgroups (the message before "
-			       "says why)");
+		return cgc_err(-ret, "rstat backend: cannot read the cgroups (%s)", strerror(-ret));
 	return 0;
 }
 
@@ -328,10 +363,11 @@ static int baseline_from_tree(struct cgcount *s, struct cgc_cgroup **cgs, size_t
 			record_values(s, v, cgs[k]->base);
 	}
 	free(found);
-	if (vanished)
-		return cgc_err(ENOENT, "rstat: %zu of %zu cgroups vanished while being added",
-			       vanished, n);
-	return 0;
+	if (!vanished)
+		return 0;
+	cgc_print(CGCOUNT_DEBUG, "rstat backend: %zu of %zu cgroups removed while being added\n",
+		  vanished, n);
+	return -ENOENT;	/* the caller says what it does */
 }
 
 static int rstat_add(struct cgcount *s, struct cgc_cgroup **cgs, size_t n)

@@ -174,7 +174,10 @@ CGRSTAT_API const char *cgrstat_cgroup_root(const struct cgrstat *s);
 CGRSTAT_API int cgrstat_cgroup_id(const struct cgrstat *s, const char *path, uint64_t *id);
 
 /* One cgroup (its subtree totals) into values[0 .. cgrstat_nr_events() - 1];
- * -ENOSPC if @nr_values is smaller than that. */
+ * -ENOSPC if @nr_values is smaller than that.  These reads and
+ * cgrstat_read_subtree() return -ENOENT for a cgroup removed before the
+ * read with a CGRSTAT_DEBUG message only (a reader of a live tree meets
+ * that race all the time; the caller says whether it matters). */
 CGRSTAT_API int cgrstat_read_cgroup(struct cgrstat *s, const char *path,
 				    struct cgrstat_value *values, size_t nr_values);
 CGRSTAT_API int cgrstat_read_cgroup_id(struct cgrstat *s, uint64_t id,

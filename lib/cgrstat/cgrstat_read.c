@@ -20,6 +20,17 @@
 #include "cgrstat_int.h"
 #include "cgrstat.skel.h"
 
+/*
+ * A cgroup removed before its read: -ENOENT, said at debug level only.  A
+ * reader of a live tree meets it all the time (a walk, then an rmdir); the
+ * caller knows whether it matters and says so.
+ */
+static int removed(const char *cgroup)
+{
+	cgrstat__print(CGRSTAT_DEBUG, "libcgrstat: cgroup %s: removed\n", cgroup);
+	return -ENOENT;
+}
+
 int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *path,
 		       uint64_t id, enum bpf_cgroup_iter_order order, struct bpf_link **out)
 {
@@ -32,6 +43,8 @@ int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *
 	if (path) {
 		cgrstat__resolve_path(s, path, full, sizeof(full));
 		cg_fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg_fd < 0 && errno == ENOENT)
+			return removed(full);
 		if (cg_fd < 0)
 			return fail(errno, "cgroup '%s': %s", full, strerror(errno));
 		info.cgroup.cgroup_fd = cg_fd;
@@ -46,6 +59,8 @@ int cgrstat__make_iter(struct cgrstat *s, struct bpf_program *prog, const char *
 	err = errno;
 	if (cg_fd >= 0)
 		close(cg_fd);
+	if (!link && err == ENOENT)
+		return removed(full);
 	if (!link)
 		return fail(err, "cannot create a cgroup iterator on cgroup %s: %s",
 			    full, strerror(err));
@@ -222,7 +237,9 @@ static int read_one(struct cgrstat *s, const char *path, uint64_t id,
 	ret = read_records(s, path, id, BPF_CGROUP_ITER_SELF_ONLY, &recs, &nr);
 	if (ret)
 		return ret;
-	if (nr != 1)
+	if (!nr)	/* 6.1's iterator skips a cgroup removed since its open */
+		ret = removed(path && *path ? path : "(by id)");
+	else if (nr != 1)
 		ret = fail(EIO, "iterator returned %zu records for one cgroup", nr);
 	else
 		memcpy(values, recs[0].values, s->nr_events * sizeof(*values));

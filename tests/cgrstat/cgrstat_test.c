@@ -1476,9 +1476,12 @@ TEST(missing_cgroup_path)
 	if (!s && getenv("CGRSTAT_SKIP_UNSUPPORTED"))
 		SKIP(return, "%s", last_msg);
 	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	/* a cgroup removed before a read is a reader's everyday race: ENOENT,
+	 * no warning (the caller says whether it matters) */
+	last_msg[0] = '\0';
 	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup(s, "no/such/cgroup", v, 1));
-	EXPECT_NE(NULL, strstr(last_msg, "no/such/cgroup")) TH_LOG("%s", last_msg);
 	EXPECT_EQ(-ENOENT, cgrstat_read_cgroup_id(s, 0x7fffffffffffULL, v, 1));
+	EXPECT_STREQ("", last_msg);
 	cgrstat_close(s);
 }
 
