@@ -192,14 +192,17 @@ TEST(map_pressure)
 	ASSERT_EQ(0, cgcount_read_all(s, &r, &n));
 	cgcount_readings_free(r, n);
 	unplaced_before = unplaced(s);
+	/* one after the other: three busy tasks on two cpus would switch
+	 * between the new cgroups all along, and in a guest whose clock is
+	 * the host's each switch can put a host preemption in either
+	 * (docs/known-issues.md: Debian's 6.16 read one 16 % low so) */
 	for (i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "new%d", i);
 		ASSERT_EQ(0, cgtest_create(fresh[i], par[0], name));
 		pids[i] = spawn_busy_in(fresh[i], BUSY_NS);
 		ASSERT_LT(0, pids[i]);
-	}
-	for (i = 0; i < 3; i++)
 		ASSERT_EQ(pids[i], waitpid(pids[i], NULL, 0));
+	}
 	cgtest_settle_exited_tasks();
 	ASSERT_EQ(0, cgcount_read_all(s, &r, &n));
 	for (i = 0, sum = 0; i < 3; i++) {
