@@ -161,6 +161,16 @@ def check_privileges(backend, exp):
           modes == ["2"])
 
 
+def classic_clock_broken():
+    """Why this kernel's classic cgroup cpu-clock events count 0 (Linux 6.16:
+    tests/perf/classic-clock.sh), or None: the events backend is them."""
+    lib = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perf",
+                       "classic-clock.sh")
+    run = subprocess.run(["bash", "-c", 'source "$0" && classic_clock_broken', lib],
+                         capture_output=True, text=True)
+    return run.stdout.strip() if run.returncode == 0 else None
+
+
 def check_backend(backend):
     top = "/%s/%s" % (NAME, backend)
     os.makedirs(cgpath(backend))
@@ -189,10 +199,14 @@ def check_backend(backend):
     spin.wait()
     got = series(body, "perf_cgroup_event_seconds_total", cgroup=top + "/late", event="cpu-clock")
     note("%s: %s/late cpu-clock %s s, cpu.stat %.4f to %.4f s" % (backend, top, got, low, high))
-    check("%s: a cgroup made after the drop is counted while it runs: cpu-clock %s s within "
-          "5 %% of cpu.stat's %.4f to %.4f s" % (backend, got, low, high),
-          got is not None and low > 0.2 and
-          low * (1 - TOLERANCE) <= got <= high * (1 + TOLERANCE))
+    broken = classic_clock_broken() if backend == "events" else None
+    if broken:
+        skip("events: the late cgroup's cpu-clock: %s" % broken)
+    else:
+        check("%s: a cgroup made after the drop is counted while it runs: cpu-clock %s s "
+              "within 5 %% of cpu.stat's %.4f to %.4f s" % (backend, got, low, high),
+              got is not None and low > 0.2 and
+              low * (1 - TOLERANCE) <= got <= high * (1 + TOLERANCE))
     rc = exp.stop()
     check("%s: exit %s on SIGTERM" % (backend, rc), rc == 0)
 
