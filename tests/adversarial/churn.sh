@@ -16,6 +16,8 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/lib/tap.sh
 # shellcheck source=tests/adversarial/adv-lib.sh
 source tests/adversarial/adv-lib.sh
+# shellcheck source=tests/perf/classic-clock.sh
+source tests/perf/classic-clock.sh
 : "${fail:=0}"	# set by tap.sh
 NAME=advchurn-$$
 CG=$ROOT/$NAME
@@ -124,8 +126,14 @@ for b in $BACKENDS; do
 		[ "$tables" = "$TABLES" -a "$busy_rows" = "$TABLES" ]
 	check "--backend $b: the exporter under churn answers every scrape (HTTP $statuses) with the busy cgroup ($with_busy of $nr)" \
 		[ "$statuses" = 200 -a "$nr" -ge 5 -a "$with_busy" = "$nr" ]
-	check "--backend $b: the busy cgroup's count follows cpu.stat within 10 % ($counted s, cpu.stat $lo-$hi s)" \
-		awk -v c="$counted" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0.5 && c >= 0.9 * lo && c <= 1.1 * hi) }'
+	# the events backend is the kernel's classic cgroup events: 6.16's
+	# cpu-clock ones count 0 (tests/perf/classic-clock.sh)
+	if [ "$b" = events ] && broken=$(classic_clock_broken); then
+		skip "--backend $b: the busy cgroup's count against cpu.stat: $broken"
+	else
+		check "--backend $b: the busy cgroup's count follows cpu.stat within 10 % ($counted s, cpu.stat $lo-$hi s)" \
+			awk -v c="$counted" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo > 0.5 && c >= 0.9 * lo && c <= 1.1 * hi) }'
+	fi
 	check "--backend $b: the exporter exits 0 on SIGTERM (exit $exp_rc)" [ "$exp_rc" = 0 ]
 done
 exit "$fail"
