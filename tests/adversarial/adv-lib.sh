@@ -14,6 +14,9 @@
 #             fewest of 10 looks over half a second
 #   backend_runs B N           0 when B opens; else N results, skips (the
 #             kernel lacks B where it may) or failures, and 1
+#   start_exporter B REGEX     cgroup-exporter on 127.0.0.1:$PORT counting the
+#             cpu-clock of the cgroups matching REGEX, in the background:
+#             its pid in $exporter (and pids), its stderr in $tmp/exp.err
 #   ROOT, tmp, pids            the cgroup2 mount, a temporary directory, the
 #             background processes: adv_cleanup (the EXIT trap) kills them,
 #             empties the cgroup $CG (cgroup.kill) and removes its tree
@@ -69,6 +72,13 @@ backend_runs() { # BACKEND N
 	*) for _ in $(seq "$2"); do not_ok "--backend $1 does not open: $(head -1 "$tmp/usable.err")"; done ;;
 	esac
 	return 1
+}
+
+start_exporter() { # BACKEND REGEX
+	"$BIN/cgroup-exporter" --backend "$1" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock \
+		-r "$2" 2>"$tmp/exp.err" &
+	exporter=$!
+	pids+=("$exporter")
 }
 
 open_fds() { # PID

@@ -97,10 +97,7 @@ echo "TAP version 13"
 echo "1..$((5 * $(wc -w <<<"$BACKENDS")))"
 for b in $BACKENDS; do
 	backend_runs "$b" 5 || continue
-	"$BIN/cgroup-exporter" --backend "$b" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock \
-		-r "^/$NAME/" 2>"$tmp/exp.err" &
-	exporter=$!
-	pids+=("$exporter")
+	start_exporter "$b" "^/$NAME/"
 	scrape "$PORT" "$tmp/metrics" >/dev/null	# listening, its counters open
 	churn "$((SECONDS_ + 2))" >"$tmp/churned" &
 	churner=$!

@@ -69,16 +69,13 @@ for b in $BACKENDS; do
 	backend_runs "$b" 5 || continue
 
 	# ---- cgroup-exporter ----
-	"$BIN/cgroup-exporter" --backend "$b" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock \
-		-r "^/$NAME/svc\$" 2>"$tmp/exp.err" &
-	pid=$!
-	pids+=("$pid")
-	read -r statuses first last series <<<"$(exporter_restarts "$pid")"
+	start_exporter "$b" "^/$NAME/svc\$"
+	read -r statuses first last series <<<"$(exporter_restarts "$exporter")"
 	echo "# --backend $b: exporter: HTTP $statuses, $first descriptors after the first scrape, $last after $RESTARTS restarts, $series series"
 	check "--backend $b: exporter over $RESTARTS restarts: every scrape 200, one series, no descriptor leaked ($first, $last)" \
 		[ "$statuses" = 200 -a "$series" = 1 -a "$first" -gt 0 -a "$last" = "$first" ]
-	kill -TERM "$pid"
-	wait "$pid"
+	kill -TERM "$exporter"
+	wait "$exporter"
 	rc=$?
 	tail -3 "$tmp/exp.err" | sed 's/^/# /'
 	check "--backend $b: exporter exits 0 on SIGTERM (exit $rc)" [ $rc = 0 ]
