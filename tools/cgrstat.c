@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "cgroupfs.h"
 #include "cgrstat.h"
 #include "cgutil.h"
 #include "cli.h"
@@ -31,6 +32,7 @@ static const char *usage_text =
 	"  -r SUBTREE  cgroup to report with its descendants (default: all)\n"
 	"  -p PIN_DIR  pin a text iterator per cgroup in bpffs, count until a signal\n"
 	"  -d SECONDS  count for SECONDS when no command is given (default: until SIGINT)\n"
+	CGROUPFS_USAGE
 	"  -h, --help  this text;  --version  the version\n";
 
 static volatile sig_atomic_t stop;
@@ -121,6 +123,18 @@ static void free_names(struct cg_names *n)
 	*n = (struct cg_names){ 0 };
 }
 
+/* --path.cgroupfs: its reads find cgroups by id; the exit status */
+static int cgroupfs_opts(const char *dir)
+{
+	int by_id, status = cgroupfs_prepare("cgrstat", dir, &by_id);
+
+	if (status || by_id)
+		return status;
+	fprintf(stderr, "cgrstat: its reads find cgroups by id: run it with the host's "
+		"PID namespace and CAP_SYS_ADMIN\n");
+	return 1;
+}
+
 static int run_command(char **argv)
 {
 	int status;
@@ -197,11 +211,14 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ CGROUPFS_OPTION, required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
+	CGRSTAT_OPTS(cgrstat_opts, opts);
 
 	while ((opt = getopt_long(argc, argv, "+e:r:p:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'C': opts.cgroup_root = optarg; break;
 		case 'e': events = optarg; break;
 		case 'r': subtree = optarg; break;
 		case 'p': pin_dir = optarg; break;
@@ -212,8 +229,10 @@ int main(int argc, char **argv)
 			return opt == 'h' ? 0 : CLI_EXIT_USAGE;
 		}
 	}
+	if (opts.cgroup_root && (ret = cgroupfs_opts(opts.cgroup_root)))
+		return ret;
 	/* libcgrstat prints why it fails, and what this kernel cannot do */
-	s = cgrstat_open(events, NULL);
+	s = cgrstat_open(events, &opts);
 	if (!s) {
 		/* EINVAL: the library refused the command line (an unknown event) */
 		return errno == EINVAL ? cli_usage_hint("cgrstat") : 1;

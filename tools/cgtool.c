@@ -62,6 +62,9 @@ int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
 		return parse_backend(t, arg);
 	case CGTOOL_OPT_RSTAT_MAX_CGROUPS:
 		return parse_max_cgroups(t, arg);
+	case CGTOOL_OPT_CGROUPFS:
+		t->cgroupfs = arg;
+		return 1;
 	}
 	return 0;
 }
@@ -122,12 +125,48 @@ static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_l
 /* why cgtool_open() failed (cgcount_close() may change errno) */
 static int open_errno;
 
+/*
+ * --path.cgroupfs: the session's root, and a backend that reaches its
+ * cgroups: only the events backend opens them by path (the shared
+ * backend's ioctls and rstat's reads find them by id).  0, or -1 after a
+ * message with open_errno set.
+ */
+static int use_cgroupfs(struct cgtool *t)
+{
+	enum cgcount_backend b = t->opts.backend;
+	int by_id, status;
+
+	if (!t->cgroupfs)
+		return 0;
+	status = cgroupfs_prepare(t->prog, t->cgroupfs, &by_id);
+	if (status) {
+		open_errno = status == CLI_EXIT_USAGE ? EINVAL : ENOENT;
+		return -1;
+	}
+	t->opts.cgroup_root = t->cgroupfs;
+	if (by_id || b == CGCOUNT_EVENTS)
+		return 0;
+	if (b == CGCOUNT_AUTO) {
+		fprintf(stderr, "%s: counting with the events backend, which opens each "
+			"cgroup by path\n", t->prog);
+		t->opts.backend = CGCOUNT_EVENTS;
+		return 0;
+	}
+	fprintf(stderr, "%s: --backend=%s finds cgroups by id: run with the host's PID "
+		"namespace and CAP_SYS_ADMIN, or --backend=events\n", t->prog,
+		cgcount_backend_name(b));
+	open_errno = EPERM;
+	return -1;
+}
+
 /* libcgcount says why a call failed, through its print callback */
-struct cgcount *cgtool_open(const struct cgtool *t)
+struct cgcount *cgtool_open(struct cgtool *t)
 {
 	struct cgcount *s;
 
 	print_prog = t->prog;
+	if (use_cgroupfs(t))
+		return NULL;
 	cgcount_set_print(print_with_prog);
 	s = cgcount_open(t->events, &t->opts);
 	open_errno = s ? 0 : errno;

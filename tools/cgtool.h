@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "cgcount.h"
+#include "cgroupfs.h"
 #include "cli.h"
 
 /* getopt_long codes of the long-only options the tools share */
@@ -21,6 +22,7 @@ enum {
 	CGTOOL_OPT_VERSION,
 	CGTOOL_OPT_SUBTREE,
 	CGTOOL_OPT_RSTAT_MAX_CGROUPS,
+	CGTOOL_OPT_CGROUPFS,
 	CGTOOL_OPT_FIRST_PRIVATE,	/* a tool's own long-only options start here */
 };
 
@@ -31,6 +33,7 @@ enum {
 	{ "subtree", required_argument, NULL, CGTOOL_OPT_SUBTREE },	\
 	{ "backend", required_argument, NULL, CGTOOL_OPT_BACKEND },	\
 	{ "rstat.max-cgroups", required_argument, NULL, CGTOOL_OPT_RSTAT_MAX_CGROUPS }, \
+	{ CGROUPFS_OPTION, required_argument, NULL, CGTOOL_OPT_CGROUPFS },	\
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
 
@@ -48,6 +51,9 @@ enum {
 	"                       rstat: the cgroups its BPF maps hold at once\n" \
 	"                       (default 32768); the counts of those that find\n" \
 	"                       no room go to their nearest ancestor that has one\n" \
+	CGROUPFS_USAGE							\
+	"                       (auto then takes events where only paths reach\n" \
+	"                       its cgroups: cgroup-exporter(1), KUBERNETES)\n" \
 	"  -h, --help           this text\n"				\
 	"      --version        the version\n"
 
@@ -56,6 +62,7 @@ struct cgtool {
 	const char *events;
 	const char *regex;
 	const char *subtree;		/* --subtree, else NULL */
+	const char *cgroupfs;		/* --path.cgroupfs, else NULL */
 	int regex_given;
 	struct cgcount_opts opts;
 };
@@ -80,8 +87,13 @@ int cgtool_parse_long(const char *arg, long min, long max, long *value);
  */
 int cgtool_check_options(const struct cgtool *t);
 
-/* Open the session and add the cgroups that match; NULL after a message. */
-struct cgcount *cgtool_open(const struct cgtool *t);
+/*
+ * Open the session and add the cgroups that match; NULL after a message.
+ * With --path.cgroupfs it first checks DIR and may enter the host's cgroup
+ * namespace (cgroupfs.h): call it before any thread is created.  Where only
+ * paths reach DIR's cgroups, auto becomes events.
+ */
+struct cgcount *cgtool_open(struct cgtool *t);
 /*
  * The exit status after cgtool_open() failed: CLI_EXIT_USAGE (2) when
  * libcgcount refused what the command line gave it (EINVAL: an unknown or

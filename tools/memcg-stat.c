@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroupfs.h"
 #include "cgutil.h"
 #include "memcg_stat.h"
 #include "cli.h"
@@ -29,6 +30,7 @@ struct cli {
 	enum memcg_stat_scope scope;
 	struct memcg_stat_opts opts;
 	long count;
+	const char *cgroupfs;	/* --path.cgroupfs: relative CGROUP_DIRs are below it */
 };
 
 static void usage(FILE *f)
@@ -40,6 +42,8 @@ static void usage(FILE *f)
 		"  -t  parse memory.stat (text backend); -b  require the bpf backend\n"
 		"  -n  read COUNT times, print the last (for timing)\n"
 		"  -m  at most this many cgroups per read (default 4096)\n"
+		CGROUPFS_USAGE
+		"                       (a relative CGROUP_DIR is below it)\n"
 		"  -h, --help  this text;  --version  the version\n",
 		DEFAULT_FIELDS);
 }
@@ -64,6 +68,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ CGROUPFS_OPTION, required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 
@@ -77,6 +82,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		case 'b': c->opts.flags |= MEMCG_STAT_FORCE_BPF; break;
 		case 'n': c->count = strtol(optarg, NULL, 0); break;
 		case 'm': c->opts.max_cgroups = strtoul(optarg, NULL, 0); break;
+		case 'C': c->cgroupfs = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': exit(cli_version("memcg-stat"));
 		default: return -1;
@@ -188,9 +194,30 @@ static int print_rows(const struct cli *c, const struct memcg_stat_reader *r,
 	return err ? 1 : 0;
 }
 
-/* The library says why a cgroup cannot be read. */
-static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
-		       const char *path)
+/*
+ * --path.cgroupfs: the bpf reader finds a single cgroup by id; where only
+ * paths reach DIR's cgroups, the text reader.  The exit status.
+ */
+static int use_cgroupfs(struct cli *c)
+{
+	int by_id, status;
+
+	if (!c->cgroupfs)
+		return 0;
+	status = cgroupfs_prepare("memcg-stat", c->cgroupfs, &by_id);
+	if (status || by_id)
+		return status;
+	if (c->opts.flags & MEMCG_STAT_FORCE_BPF) {
+		fprintf(stderr, "memcg-stat: -b: the bpf reader finds cgroups by id: run it "
+			"with the host's PID namespace and CAP_SYS_ADMIN, or without -b\n");
+		return 1;
+	}
+	fprintf(stderr, "memcg-stat: reading memory.stat as text, by path\n");
+	c->opts.flags |= MEMCG_STAT_FORCE_TEXT;
+	return 0;
+}
+
+static int read_target(const struct cli *c, struct memcg_stat_reader *r, const char *path)
 {
 	struct memcg_stat_target *tg;
 	int ret = 0;
@@ -203,6 +230,23 @@ static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
 		ret = memcg_stat_read_target(r, tg);
 	memcg_stat_target_close(tg);
 	return ret < 0 ? 1 : print_rows(c, r, path, ret);
+}
+
+/* A CGROUP_DIR argument: the library says why a cgroup cannot be read. */
+static int read_cgroup(const struct cli *c, struct memcg_stat_reader *r,
+		       const char *arg)
+{
+	char *path = NULL;
+	int ret;
+
+	if (c->cgroupfs && arg[0] != '/') {
+		if (asprintf(&path, "%s/%s", c->cgroupfs, arg) < 0)
+			return 1;
+		arg = path;
+	}
+	ret = read_target(c, r, arg);
+	free(path);
+	return ret;
 }
 
 /* The library's messages after the tool's name; its DEBUG one is the
@@ -225,6 +269,11 @@ int main(int argc, char **argv)
 		usage(stderr);
 		free(c.fields_arg);
 		return CLI_EXIT_USAGE;
+	}
+	status = use_cgroupfs(&c);
+	if (status) {
+		free(c.fields_arg);
+		return status;
 	}
 	memcg_stat_set_print(print_with_prog);
 	r = memcg_stat_open(c.fields, c.nr_fields, &c.opts);

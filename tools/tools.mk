@@ -20,8 +20,8 @@ TOOLS_DIR := tools
 CGC_TOOLS := cgtop cgroup-exporter
 CGC_TOOL_BINS := $(addprefix $(BUILD)/bin/,$(CGC_TOOLS))
 CGC_ASAN_TOOL_BINS := $(addprefix $(BUILD)/cgcount/asan/bin/,$(CGC_TOOLS))
-CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c
-CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h
+CGTOOL_SRCS := $(TOOLS_DIR)/cgtool.c $(TOOLS_DIR)/cgroupfs.c
+CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h $(TOOLS_DIR)/cgroupfs.h
 # each tool's own sources and headers, by its name
 TOOL_SRCS_cgtop := $(TOOLS_DIR)/cgtop.c
 TOOL_SRCS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,main.c metrics.c http.c \
@@ -33,23 +33,24 @@ $(BUILD)/bin/cgroup-exporter $(BUILD)/cgcount/asan/bin/cgroup-exporter: \
 	TOOL_LDLIBS := -lmicrohttpd -lseccomp
 
 $(CGC_TOOL_BINS): $(BUILD)/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
-		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A)
+		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A) $$(CGUTIL_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) -I$(TOOLS_DIR) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) -I$(TOOLS_DIR) $(CGUTIL_INC) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
 $(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) -I$(TOOLS_DIR) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
+	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) -I$(TOOLS_DIR) $(CGUTIL_INC) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
-$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cli.h $$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) \
-		$$(CGUTIL_LIB) $(LIBBPF_A)
+$(BUILD)/bin/cgrstat: $(TOOLS_DIR)/cgrstat.c $(TOOLS_DIR)/cgroupfs.c $(TOOLS_DIR)/cgroupfs.h $(TOOLS_DIR)/cli.h \
+		$$(CGRSTAT_DIR)/cgrstat.h $$(CGRSTAT_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(CGRSTAT_CFLAGS) $< $(CGRSTAT_LDLIBS) -o $@
+	$(CC) $(CGRSTAT_CFLAGS) $< $(TOOLS_DIR)/cgroupfs.c $(CGRSTAT_LDLIBS) -o $@
 
-$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cli.h $$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+$(BUILD)/bin/memcg-stat: $(TOOLS_DIR)/memcg-stat.c $(TOOLS_DIR)/cgroupfs.c $(TOOLS_DIR)/cgroupfs.h $(TOOLS_DIR)/cli.h \
+		$$(MEMCG_DIR)/memcg_stat.h $$(MEMCG_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
 	@mkdir -p $(@D)
-	$(CC) $(MEMCG_CFLAGS) $(CGUTIL_CFLAGS) $< $(MEMCG_LDLIBS) -o $@
+	$(CC) $(MEMCG_CFLAGS) $(CGUTIL_CFLAGS) $< $(TOOLS_DIR)/cgroupfs.c $(MEMCG_LDLIBS) -o $@
 
 .PHONY: tools tools-install
 TOOLS_INSTALLED := cgtop cgroup-exporter cgrstat memcg-stat

@@ -43,6 +43,24 @@ int cgutil_cgroup_id(const char *path, uint64_t *id);
 int cgutil_cgroup_id_at(int dirfd, const char *path, uint64_t *id);
 
 /*
+ * Whether the cgroup directory @path is inside the caller's cgroup
+ * namespace: 1 yes, 0 no, -errno.  "No" when its mount's root lies above
+ * the namespace's root (/proc/self/mountinfo shows it as "/..": a host's
+ * cgroup2 tree mounted into a container), the one case that matters: the
+ * kernel then finds none of its cgroups by id (cgroup_get_from_id(), so
+ * neither PERF_EVENT_IOC_ATTACH_CGROUP nor bpf_cgroup_from_id()), only by
+ * an open directory.  A directory below such a root reads as "no" even
+ * where its path leads back into the namespace (no names are compared):
+ * entering the host's namespace or opening cgroups by path is right for it
+ * too.
+ */
+int cgutil_cgroup_in_ns(const char *path);
+/* setns(2) into the cgroup namespace @ns_file ("/proc/1/ns/cgroup"): 0 or -errno
+ * (-EPERM without CAP_SYS_ADMIN).  Only the calling thread moves: call it
+ * before any thread is created. */
+int cgutil_enter_cgroup_ns(const char *ns_file);
+
+/*
  * The cgroup tree walk: the one walk of the project.
  */
 

@@ -18,18 +18,18 @@ SAN_BIN := $(SAN_OUT)/bin
 SAN_CFLAGS := $(CFLAGS_USER) -O1 $(SANITIZE_CFLAGS)
 SAN_FD_CHECK := tests/sanitize/fd_leak_check.c
 
-$(SAN_BIN)/cgrstat: tools/cgrstat.c lib/cgrstat/cgrstat.h $$(CGRSTAT_ASAN_OBJS) $(SAN_FD_CHECK) \
+$(SAN_BIN)/cgrstat: tools/cgrstat.c tools/cgroupfs.c tools/cgroupfs.h lib/cgrstat/cgrstat.h $$(CGRSTAT_ASAN_OBJS) $(SAN_FD_CHECK) \
 		$(LIBBPF_A) $$(CGUTIL_ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(SAN_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) tools/cgrstat.c $(CGRSTAT_ASAN_OBJS) \
+	$(CC) $(SAN_CFLAGS) -Ilib/cgrstat $(CGUTIL_CFLAGS) tools/cgrstat.c tools/cgroupfs.c $(CGRSTAT_ASAN_OBJS) \
 		$(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) $(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
-$(SAN_BIN)/memcg-stat: tools/memcg-stat.c $$(MEMCG_SRCS) $$(MEMCG_HDRS) \
+$(SAN_BIN)/memcg-stat: tools/memcg-stat.c tools/cgroupfs.c tools/cgroupfs.h $$(MEMCG_SRCS) $$(MEMCG_HDRS) \
 		$$(MEMCG_OUT)/memcg_stat.skel.h $(SAN_FD_CHECK) $(LIBBPF_A) \
 		$$(CGUTIL_ASAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SAN_CFLAGS) $(LIBBPF_CFLAGS) -Ilib/memcg -I$(MEMCG_OUT) $(CGUTIL_CFLAGS) \
-		tools/memcg-stat.c $(MEMCG_SRCS) $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) \
+		tools/memcg-stat.c tools/cgroupfs.c $(MEMCG_SRCS) $(SAN_FD_CHECK) $(CGUTIL_ASAN_LIB) \
 		$(LIBBPF_A) $(LIBBPF_LDLIBS) $(CGUTIL_LDLIBS) -o $@
 
 $(SAN_BIN)/cgroup-counter: examples/cgroup-counter/cgroup-counter.c $(SAN_FD_CHECK) \
