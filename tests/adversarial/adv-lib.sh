@@ -76,7 +76,7 @@ backend_runs() { # BACKEND N
 
 start_exporter() { # BACKEND REGEX
 	"$BIN/cgroup-exporter" --backend "$1" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock \
-		-r "$2" 2>"$tmp/exp.err" &
+		-r "$2" --no-collector.leaves-only 2>"$tmp/exp.err" &
 	exporter=$!
 	pids+=("$exporter")
 }

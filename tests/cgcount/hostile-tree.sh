@@ -91,7 +91,8 @@ check "cgtop -b -n 2 -r on the hostile tree exits 0 and counts every cgroup" \
 	[ "$got" = "$count" ]
 
 # ---- cgroup-exporter ----
-"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock --subtree "$SUB" &
+"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock --subtree "$SUB" \
+	--no-collector.leaves-only &
 exporter=$!
 py_out=$(python3 - "$PORT" "$SUB" <<'EOF' 2>&1
 import re, sys, time, urllib.request, urllib.error

@@ -73,7 +73,7 @@ done
 
 # ---- cgroup-exporter ----
 "$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock,context-switches \
-	-r "^/$NAME(/.*)?$" &
+	-r "^/$NAME(/.*)?$" --no-collector.leaves-only &
 exporter=$!
 pids+=("$exporter")
 
@@ -163,7 +163,7 @@ check "exporter exits 0 on SIGTERM" [ $? -eq 0 ]
 
 # ---- cgroup-exporter --subtree ----
 "$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$((PORT + 1))" -e cpu-clock \
-	--subtree "/$NAME" &
+	--subtree "/$NAME" --no-collector.leaves-only &
 exporter=$!
 pids+=("$exporter")
 # the cpu-clock seconds of CGROUP in one scrape (-1 when not served),

@@ -84,7 +84,8 @@ echo "1..17"	# 8 + 3 per backend
 
 # ---- names ----
 out=$(mktemp)
-"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock -r "^/$NAME/" &
+"$BIN/cgroup-exporter" --web.listen-address="127.0.0.1:$PORT" -e cpu-clock -r "^/$NAME/" \
+	--no-collector.leaves-only &
 exporter=$!
 pids+=("$exporter")
 scrape "$PORT" "$out"

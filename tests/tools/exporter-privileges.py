@@ -77,7 +77,9 @@ class Exporter:
     def __init__(self, args, prefix=()):
         self.err_path = os.path.join(tmp, "exporter-%d.err" % len(results))
         with open(self.err_path, "w") as err:
-            self.proc = subprocess.Popen(list(prefix) + [os.path.join(BIN, "cgroup-exporter")]
+            # every level: the tests read parents and their children
+            self.proc = subprocess.Popen(list(prefix) + [os.path.join(BIN, "cgroup-exporter"),
+                                                         "--no-collector.leaves-only"]
                                          + args, stderr=err)
         procs.append(self.proc)
         end = time.monotonic() + 120

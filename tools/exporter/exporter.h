@@ -8,6 +8,8 @@
  *   main.c        the options, and the order of a run: count, listen, drop
  *                 privileges, serve
  *   metrics.c     the exposition text of one reading
+ *   collector.c   which cgroups and families it exports
+ *   kubelet.c     a pod's labels from the kubelet's cgroup names
  *   http.c        the HTTP server (libmicrohttpd) and its limits
  *   listen.c      the listening sockets of --web.listen-address
  *   textfile.c    --textfile: the file rewritten atomically every interval
@@ -19,6 +21,7 @@
 #include <stddef.h>
 
 #include "cgtool.h"
+#include "collector.h"
 
 #define PROG "cgroup-exporter"
 /*
@@ -38,11 +41,12 @@ struct options {
 	const char *textfile;		/* textfile mode: write here every interval */
 	double textfile_interval;
 	long textfile_writes;		/* stop after this many; 0: run until stopped */
+	struct collector collector;	/* what is exported (collector.h) */
 };
 
 /* metrics.c: the exposition text of every counted cgroup; NULL (and a
  * message) on failure.  Also keeps the session in step with the tree. */
-char *render_metrics(struct cgcount *s, const struct cgtool *tool, size_t *len);
+char *render_metrics(struct cgcount *s, const struct options *o, size_t *len);
 double now_seconds(void);
 
 /* listen.c */

@@ -115,7 +115,7 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct server 
 	if (d)
 		set_deadline(srv, d, INFINITY);
 	pthread_mutex_lock(&srv->scrape_lock);
-	body = render_metrics(srv->s, &srv->o->tool, &len);
+	body = render_metrics(srv->s, srv->o, &len);
 	pthread_mutex_unlock(&srv->scrape_lock);
 	if (d)
 		set_deadline(srv, d, now_seconds() + REQUEST_DEADLINE_SECONDS);

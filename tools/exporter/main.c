@@ -46,6 +46,7 @@ static const char *usage_text =
 	"                       exit after N writes (default: run until stopped;\n"
 	"                       each start is a counter reset)\n"
 	CGTOOL_USAGE_OPTIONS(DEFAULT_EVENTS)
+	COLLECTOR_USAGE
 	"\n"
 	"Metrics: perf_cgroup_events_total{cgroup,event} (raw counts),\n"
 	"perf_cgroup_event_seconds_total{cgroup,event} (cpu-clock, task-clock),\n"
@@ -106,6 +107,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		CGTOOL_LONG_OPTIONS,
+		COLLECTOR_LONG_OPTIONS,
 		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
 		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
@@ -117,8 +119,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .path = "/metrics", .textfile_interval = 1 };
 	cgtool_init(&o->tool, PROG, DEFAULT_EVENTS);
+	collector_init(&o->collector);
 	while ((c = getopt_long(argc, argv, "e:r:h", longopts, NULL)) != -1) {
 		r = cgtool_parse_option(&o->tool, c, optarg);
+		if (!r)
+			r = collector_parse_option(&o->collector, PROG, c, optarg);
 		if (r < 0)
 			return CLI_EXIT_USAGE;
 		if (!r && (r = parse_own_option(o, c, optarg)))
@@ -156,16 +161,21 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = parse_options(argc, argv, &o);
-	if (ret)
+	if (ret) {
+		collector_free(&o.collector);
 		return ret;
+	}
 	s = cgtool_open(&o.tool);
-	if (!s)
+	if (!s) {
+		collector_free(&o.collector);
 		return cgtool_open_failure_status();
+	}
 	cgtool_handle_signals();
 	if (o.textfile)
 		ret = drop_privileges(s) ? 1 : write_textfiles(s, &o);
 	else
 		ret = serve(s, &o);
 	cgcount_close(s);
+	collector_free(&o.collector);
 	return ret;
 }

@@ -9,7 +9,9 @@
  *
  * Counts are raw (not scaled for multiplexing: a scaled estimate can fall
  * between two scrapes, which rate() would take for a counter reset); the
- * ratio gauge (running / enabled time) lets a query scale them.
+ * ratio gauge (running / enabled time) lets a query scale them.  A pod's
+ * cgroups also carry pod_uid, container_id and qos_class (kubelet.h); the
+ * cgroups and families exported are the collector's (collector.h).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include <time.h>
 
 #include "exporter.h"
+#include "kubelet.h"
 
 /* A growing text buffer for one response body. */
 struct text {
@@ -71,9 +74,20 @@ static void add_label_value(struct text *t, const char *s)
 	}
 }
 
+/* ,name="value", left out when the value is empty */
+static void add_label(struct text *t, const char *name, const char *value)
+{
+	if (!value || !*value)
+		return;
+	text_add(t, ",%s=\"", name);
+	add_label_value(t, value);
+	text_add(t, "\"");
+}
+
 /* The cgroup label is the printable path (cgtool_printable_path(): always
  * valid UTF-8, as Prometheus requires of a label value). */
-static void add_labels(struct text *t, const char *cgroup, const char *event)
+static void add_labels(struct text *t, const char *cgroup, const char *event,
+		       const struct kubelet_labels *k)
 {
 	char *printable = cgtool_printable_path(cgroup);
 
@@ -84,9 +98,12 @@ static void add_labels(struct text *t, const char *cgroup, const char *event)
 	text_add(t, "{cgroup=\"");
 	add_label_value(t, printable);
 	free(printable);
-	text_add(t, "\",event=\"");
-	add_label_value(t, event);
-	text_add(t, "\"}");
+	text_add(t, "\"");
+	add_label(t, "event", event);
+	add_label(t, "pod_uid", k->pod_uid);
+	add_label(t, "container_id", k->container_id);
+	add_label(t, "qos_class", k->qos_class);
+	text_add(t, "}");
 }
 
 static double scaling_ratio(const struct cgcount_value *v)
@@ -94,7 +111,7 @@ static double scaling_ratio(const struct cgcount_value *v)
 	return v->enabled ? (double)v->running / v->enabled : 1;
 }
 
-enum family { EVENTS_TOTAL, EVENT_SECONDS_TOTAL, SCALING_RATIO };
+enum family { EVENTS_TOTAL, EVENT_SECONDS_TOTAL, SCALING_RATIO, NR_FAMILIES };
 
 static const struct {
 	const char *name, *type, *help;
@@ -110,6 +127,28 @@ static const struct {
 		"PMU multiplexed it; divide a count's rate by it to estimate the full count." },
 };
 
+int metrics_family(const char *name)
+{
+	int f;
+
+	for (f = 0; f < NR_FAMILIES; f++)
+		if (!strcmp(name, families[f].name))
+			return f;
+	return -1;
+}
+
+const char *metrics_family_names(void)
+{
+	static char names[256];
+	int f;
+
+	names[0] = '\0';
+	for (f = 0; f < NR_FAMILIES; f++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 f ? ", " : "", families[f].name);
+	return names;
+}
+
 /* Is event @e part of family @f? */
 static int in_family(struct cgcount *s, enum family f, int e)
 {
@@ -119,8 +158,9 @@ static int in_family(struct cgcount *s, enum family f, int e)
 }
 
 static void add_family(struct text *t, struct cgcount *s, enum family f,
-		       const struct cgcount_reading *r, size_t nr)
+		       const struct cgcount_reading *r, size_t nr, const unsigned char *keep)
 {
+	struct kubelet_labels k;
 	int e, any = 0;
 	size_t i;
 
@@ -131,13 +171,16 @@ static void add_family(struct text *t, struct cgcount *s, enum family f,
 	text_add(t, "# HELP %s %s\n# TYPE %s %s\n", families[f].name, families[f].help,
 		 families[f].name, families[f].type);
 	for (i = 0; i < nr; i++) {
+		if (!keep[i])
+			continue;
+		kubelet_parse(r[i].path, &k);
 		for (e = 0; e < cgcount_nr_events(s); e++) {
 			const struct cgcount_value *v = &r[i].values[e];
 
 			if (!in_family(s, f, e))
 				continue;
 			text_add(t, "%s", families[f].name);
-			add_labels(t, r[i].path, cgcount_event_name(s, e));
+			add_labels(t, r[i].path, cgcount_event_name(s, e), &k);
 			if (f == EVENTS_TOTAL)
 				text_add(t, " %llu\n", (unsigned long long)v->value);
 			else if (f == EVENT_SECONDS_TOTAL)
@@ -180,7 +223,8 @@ double now_seconds(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void add_exporter_metrics(struct text *t, struct cgcount *s, size_t nr, double secs)
+static void add_exporter_metrics(struct text *t, struct cgcount *s, size_t nr,
+				 size_t exported, double secs)
 {
 	add_errors(t, s);
 	text_add(t, "# HELP perf_cgroup_exporter_build_info The exporter's version and "
@@ -190,28 +234,51 @@ static void add_exporter_metrics(struct text *t, struct cgcount *s, size_t nr, d
 	text_add(t, "# HELP perf_cgroup_exporter_cgroups Cgroups counted.\n"
 		 "# TYPE perf_cgroup_exporter_cgroups gauge\n"
 		 "perf_cgroup_exporter_cgroups %zu\n", nr);
+	text_add(t, "# HELP perf_cgroup_exporter_cgroups_exported Cgroups exported (the "
+		 "collector's depth, leaves and regexes).\n"
+		 "# TYPE perf_cgroup_exporter_cgroups_exported gauge\n"
+		 "perf_cgroup_exporter_cgroups_exported %zu\n", exported);
 	text_add(t, "# HELP perf_cgroup_exporter_scrape_duration_seconds Time this scrape "
 		 "took to read and format the counts.\n"
 		 "# TYPE perf_cgroup_exporter_scrape_duration_seconds gauge\n"
 		 "perf_cgroup_exporter_scrape_duration_seconds %.6f\n", now_seconds() - secs);
 }
 
-char *render_metrics(struct cgcount *s, const struct cgtool *tool, size_t *len)
+/* The families the collector keeps, of the cgroups it keeps */
+static void add_families(struct text *t, struct cgcount *s, const struct collector *c,
+			 const struct cgcount_reading *r, size_t nr, size_t *exported)
+{
+	unsigned char *keep = malloc(nr ? nr : 1);
+	int f;
+	size_t i;
+
+	if (!keep || collector_select(c, r, nr, keep)) {
+		free(keep);
+		t->failed = 1;
+		return;
+	}
+	for (f = 0; f < NR_FAMILIES; f++)
+		if (!(c->disabled & (1u << f)))
+			add_family(t, s, f, r, nr, keep);
+	for (*exported = i = 0; i < nr; i++)
+		*exported += keep[i];
+	free(keep);
+}
+
+char *render_metrics(struct cgcount *s, const struct options *o, size_t *len)
 {
 	double start = now_seconds();
 	struct text t = { 0 };
 	struct cgcount_reading *r;
-	size_t nr;
+	size_t nr, exported = 0;
 
 	if (cgcount_read_all(s, &r, &nr))
 		return NULL;	/* libcgcount said why */
-	add_family(&t, s, EVENTS_TOTAL, r, nr);
-	add_family(&t, s, EVENT_SECONDS_TOTAL, r, nr);
-	add_family(&t, s, SCALING_RATIO, r, nr);
+	add_families(&t, s, &o->collector, r, nr, &exported);
 	/* the next scrape sees the cgroups created since, not the removed ones */
-	cgtool_sync_cgroups(s, tool, r, nr);
+	cgtool_sync_cgroups(s, &o->tool, r, nr);
 	cgcount_readings_free(r, nr);
-	add_exporter_metrics(&t, s, nr, start);
+	add_exporter_metrics(&t, s, nr, exported, start);
 	if (t.failed) {
 		free(t.buf);
 		return NULL;

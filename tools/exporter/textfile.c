@@ -105,7 +105,7 @@ static int write_textfile(struct cgcount *s, const struct options *o)
 	char *body;
 	int err;
 
-	body = render_metrics(s, &o->tool, &len);
+	body = render_metrics(s, o, &len);
 	if (!body)
 		return -1;	/* libcgcount said why */
 	if (!strcmp(o->textfile, "-")) {
