@@ -371,26 +371,34 @@ static int load_cpus(struct cgcount *s)
 	return 0;
 }
 
-/* shared if the kernel has it, else rstat, else events; why: CGCOUNT_DEBUG */
+/*
+ * auto: shared if the kernel has the ioctls, else events, as perf's
+ * --cgroup-backend=auto.  rstat, which loads BPF programs that run at every
+ * context switch, only when asked.  Why: cgcount_backend_reason().
+ */
 static int open_auto(struct cgcount *s)
 {
-	static const struct cgc_backend_ops *const cheaper[] = { &cgc_shared_ops,
-								 &cgc_rstat_ops };
 	int has_shared = cgc_kernel_has_shared(), ret;
-	size_t i;
 
 	if (has_shared < 0)
 		return cgc_perf_open_err(-has_shared, "cpu-clock on a cpu");
-	if (!has_shared)
-		cgc_print(CGCOUNT_DEBUG, "libcgcount: auto: not shared: the kernel lacks "
-			  "PERF_EVENT_IOC_ATTACH_CGROUP\n");
-	for (i = has_shared ? 0 : 1; i < sizeof(cheaper) / sizeof(cheaper[0]); i++) {
-		s->ops = cheaper[i];
+	if (has_shared) {
+		s->ops = &cgc_shared_ops;
 		cgc_probing(1);
 		ret = s->ops->open(s);
 		cgc_probing(0);
-		if (!ret)
+		if (!ret) {
+			snprintf(s->backend_reason, sizeof(s->backend_reason),
+				 "auto: the kernel has PERF_EVENT_IOC_ATTACH_CGROUP");
 			return 0;
+		}
+		snprintf(s->backend_reason, sizeof(s->backend_reason),
+			 "auto: shared could not open these events (%s); rstat loads BPF only "
+			 "when asked", strerror(-ret));
+	} else {
+		snprintf(s->backend_reason, sizeof(s->backend_reason),
+			 "auto: no PERF_EVENT_IOC_ATTACH_CGROUP in this kernel; rstat loads BPF "
+			 "only when asked");
 	}
 	s->ops = &cgc_events_ops;
 	return s->ops->open(s);
@@ -398,6 +406,7 @@ static int open_auto(struct cgcount *s)
 
 static int open_backend(struct cgcount *s, enum cgcount_backend b)
 {
+	snprintf(s->backend_reason, sizeof(s->backend_reason), "asked");
 	switch (b) {
 	case CGCOUNT_AUTO:
 		return open_auto(s);
@@ -488,6 +497,11 @@ void cgcount_close(struct cgcount *s)
 enum cgcount_backend cgcount_backend(const struct cgcount *s)
 {
 	return s->ops->id;
+}
+
+const char *cgcount_backend_reason(const struct cgcount *s)
+{
+	return s->backend_reason;
 }
 
 int cgcount_nr_events(const struct cgcount *s)

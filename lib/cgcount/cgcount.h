@@ -32,10 +32,12 @@
  *                    events, every cgroup of the system is counted from
  *                    cgcount_open() on.  Each read first charges what every
  *                    cpu counted since its last cgroup switch.
- *   CGCOUNT_AUTO     the cheapest one this kernel supports: shared if the
- *                    ioctl is there, else rstat, else events.
- *                    cgcount_backend() says which was picked; the reasons
- *                    are printed at CGCOUNT_DEBUG.
+ *   CGCOUNT_AUTO     shared if the kernel has the ioctls, else events, as
+ *                    perf stat's --cgroup-backend=auto.  rstat loads BPF
+ *                    programs that run at every context switch: only when
+ *                    asked (CGCOUNT_RSTAT), never picked by auto.
+ *                    cgcount_backend() says which was picked and
+ *                    cgcount_backend_reason() why.
  *
  * Semantics, the same for all three backends:
  *   - A cgroup's value is what the event counted while the running task was
@@ -73,7 +75,7 @@
 
 /* The version of this header; the .so's soname carries the major one. */
 #define CGCOUNT_MAJOR_VERSION 0
-#define CGCOUNT_MINOR_VERSION 3
+#define CGCOUNT_MINOR_VERSION 4
 #define CGCOUNT_PATCH_VERSION 0
 
 #ifdef __cplusplus
@@ -190,6 +192,14 @@ CGCOUNT_API struct cgcount *cgcount_open(const char *events, const struct cgcoun
 CGCOUNT_API void cgcount_close(struct cgcount *s);
 
 CGCOUNT_API enum cgcount_backend cgcount_backend(const struct cgcount *s);
+/*
+ * Why the session counts with cgcount_backend(), for a tool to say: "asked"
+ * when cgcount_opts.backend named it, else auto's reason ("auto: the kernel
+ * has PERF_EVENT_IOC_ATTACH_CGROUP", "auto: no PERF_EVENT_IOC_ATTACH_CGROUP
+ * in this kernel; rstat loads BPF only when asked", ...).  Valid until
+ * cgcount_close().  Since 0.4.0.
+ */
+CGCOUNT_API const char *cgcount_backend_reason(const struct cgcount *s);
 CGCOUNT_API const char *cgcount_backend_name(enum cgcount_backend b);
 /* "auto", "events", "shared", "rstat" -> backend ("classic": "events"); -EINVAL if unknown */
 CGCOUNT_API int cgcount_parse_backend(const char *name, enum cgcount_backend *b);

@@ -88,6 +88,7 @@ struct cgcount {
 	/* the highest id a subtree walk saw: cgroup ids only grow */
 	uint64_t subtree_last_id;
 	struct cgcount_errors errors;	/* cgcount_errors(): the library's own counts */
+	char backend_reason[CGC_MSG_LEN];	/* cgcount_backend_reason() */
 };
 
 /*

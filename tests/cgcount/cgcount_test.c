@@ -7,6 +7,7 @@
  * interval, both within 5%.  A backend this kernel lacks is reported as skipped.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -736,33 +737,54 @@ TEST_F(cgc, concurrent_reads_from_threads)
 	EXPECT_TRUE(cgtest_within_pct(got, truth, 5));
 }
 
+/* The BPF objects among this process's descriptors (anon_inode:bpf-prog,
+ * bpf-map, bpf-link, ...), which any BPF load leaves open */
+static int bpf_fds(void)
+{
+	char link[300], target[128];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	ssize_t n;
+	int found = 0;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", d->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found += !strncmp(target, "anon_inode:bpf", 14);
+		}
+	}
+	closedir(dir);
+	return found;
+}
+
+/*
+ * auto is perf's: shared whenever the kernel has the ioctl, else events;
+ * rstat loads BPF only when asked, so auto leaves no BPF object open, and
+ * cgcount_backend_reason() says why it picked what it did.
+ */
 TEST(auto_reports_its_choice)
 {
+	int bpf_before = bpf_fds();
 	struct cgcount *s = open_backend(CGCOUNT_AUTO);
-	enum cgcount_backend b;
+	int has_attach = pcg_kernel_has_attach();
+	const char *why;
 
 	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
-	b = cgcount_backend(s);
-	TH_LOG("auto picked %s", cgcount_backend_name(b));
-	ASSERT_NE(CGCOUNT_AUTO, b);
-	/*
-	 * The cheapest supported: shared whenever the kernel has the ioctl,
-	 * else rstat, which needs no patch. Only the host
-	 * (CGRSTAT_SKIP_UNSUPPORTED) may lack rstat and fall back to events.
-	 */
-	if (pcg_kernel_has_attach()) {
-		EXPECT_EQ(CGCOUNT_SHARED, b);
-	} else {
-		struct cgcount *r = open_backend(CGCOUNT_RSTAT);
-
-		if (r || !getenv("CGRSTAT_SKIP_UNSUPPORTED")) {
-			EXPECT_NE(NULL, r) TH_LOG("no patch needed, yet %s", last_msg);
-			EXPECT_EQ(CGCOUNT_RSTAT, b);
-		} else {
-			EXPECT_EQ(CGCOUNT_EVENTS, b);
-		}
-		cgcount_close(r);
-	}
+	why = cgcount_backend_reason(s);
+	TH_LOG("auto picked %s (%s)", cgcount_backend_name(cgcount_backend(s)), why);
+	EXPECT_EQ(has_attach ? CGCOUNT_SHARED : CGCOUNT_EVENTS, cgcount_backend(s));
+	EXPECT_STREQ(has_attach ? "auto: the kernel has PERF_EVENT_IOC_ATTACH_CGROUP" :
+		     "auto: no PERF_EVENT_IOC_ATTACH_CGROUP in this kernel; rstat loads BPF "
+		     "only when asked", why);
+	EXPECT_EQ(bpf_before, bpf_fds()) TH_LOG("auto loaded BPF");
+	cgcount_close(s);
+	s = open_backend(CGCOUNT_EVENTS);
+	ASSERT_NE(NULL, s) TH_LOG("%s", last_msg);
+	EXPECT_STREQ("asked", cgcount_backend_reason(s));
 	cgcount_close(s);
 	check_leaks(_metadata);
 }

@@ -8,7 +8,7 @@
 #    the scrape interval, more than the idle one's; other paths are 404;
 #  - cgroup-exporter --subtree: a cgroup created after it started is
 #    served, with cpu-clock seconds equal to its cpu.stat usage (auto picks
-#    shared or rstat, which count it from its creation);
+#    shared on this kernel, which counts it from its creation);
 #  - both exit 0 (with the ASan build: no leaks, no errors).
 # CGC_BIN selects the binaries (default build/bin; the ASan run passes
 # build/cgcount/asan/bin).
