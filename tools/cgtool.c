@@ -14,10 +14,60 @@
 
 volatile sig_atomic_t cgtool_stop;
 
+/* the messages' "PROG: " and the least severe level written */
+static const char *log_prog;
+static enum cgtool_log_level log_threshold = CGTOOL_LOG_INFO;
+
+static const char *const log_level_names[] = {
+	[CGTOOL_LOG_DEBUG] = "debug",
+	[CGTOOL_LOG_INFO] = "info",
+	[CGTOOL_LOG_WARN] = "warn",
+	[CGTOOL_LOG_ERROR] = "error",
+};
+
+/* One message, whole: the exporter's threads write too */
+static int log_va(enum cgtool_log_level level, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (level < log_threshold)
+		return 0;
+	flockfile(stderr);
+	fprintf(stderr, "%s: ", log_prog);
+	n = vfprintf(stderr, fmt, ap);
+	funlockfile(stderr);
+	return n;
+}
+
+void cgtool_log(enum cgtool_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_va(level, fmt, ap);
+	va_end(ap);
+}
+
 void cgtool_init(struct cgtool *t, const char *prog, const char *default_events)
 {
 	*t = (struct cgtool){ .prog = prog, .events = default_events, .regex = ".*",
 			      .opts = { .sz = sizeof(t->opts) } };
+	log_prog = prog;
+	log_threshold = CGTOOL_LOG_INFO;
+}
+
+static int parse_log_level(struct cgtool *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(log_level_names) / sizeof(log_level_names[0]); i++) {
+		if (!strcmp(name, log_level_names[i])) {
+			log_threshold = i;
+			return 1;
+		}
+	}
+	cli_usage_error(t->prog, "--log.level: debug, info, warn or error, not '%s'", name);
+	return -1;
 }
 
 static int parse_backend(struct cgtool *t, const char *name)
@@ -65,6 +115,8 @@ int cgtool_parse_option(struct cgtool *t, int opt, const char *arg)
 	case CGTOOL_OPT_CGROUPFS:
 		t->cgroupfs = arg;
 		return 1;
+	case CGTOOL_OPT_LOG_LEVEL:
+		return parse_log_level(t, arg);
 	}
 	return 0;
 }
@@ -109,21 +161,28 @@ int cgtool_parse_long(const char *arg, long min, long max, long *value)
 	return 0;
 }
 
-/* libcgcount's messages ("libcgcount: ..."), after the tool's name */
-static const char *print_prog;
 /* set while a failure is expected and handled (the exporter has threads) */
 static _Thread_local int quiet;
 
+/* libcgcount's messages ("libcgcount: ..."), after the tool's name: its
+ * warnings are the reasons of failed calls (cgcount.h), errors here */
 static int print_with_prog(enum cgcount_print_level level, const char *fmt, va_list ap)
 {
-	if (level == CGCOUNT_DEBUG || quiet)
+	static const enum cgtool_log_level ours[] = {
+		[CGCOUNT_WARN] = CGTOOL_LOG_ERROR,
+		[CGCOUNT_INFO] = CGTOOL_LOG_INFO,
+		[CGCOUNT_DEBUG] = CGTOOL_LOG_DEBUG,
+	};
+
+	if (quiet || (unsigned int)level >= sizeof(ours) / sizeof(ours[0]))
 		return 0;
-	fprintf(stderr, "%s: ", print_prog);
-	return vfprintf(stderr, fmt, ap);
+	return log_va(ours[level], fmt, ap);
 }
 
 /* why cgtool_open() failed (cgcount_close() may change errno) */
 static int open_errno;
+/* why the backend is events when --path.cgroupfs turned auto into it */
+static const char *cgroupfs_reason;
 
 /*
  * --path.cgroupfs: the session's root, and a backend that reaches its
@@ -147,14 +206,14 @@ static int use_cgroupfs(struct cgtool *t)
 	if (by_id || b == CGCOUNT_EVENTS)
 		return 0;
 	if (b == CGCOUNT_AUTO) {
-		fprintf(stderr, "%s: counting with the events backend, which opens each "
-			"cgroup by path\n", t->prog);
+		cgroupfs_reason = "auto: --path.cgroupfs, whose cgroups only the events "
+				  "backend reaches, by path";
 		t->opts.backend = CGCOUNT_EVENTS;
 		return 0;
 	}
-	fprintf(stderr, "%s: --backend=%s finds cgroups by id: run with the host's PID "
-		"namespace and CAP_SYS_ADMIN, or --backend=events\n", t->prog,
-		cgcount_backend_name(b));
+	cgtool_log(CGTOOL_LOG_ERROR, "--backend=%s finds cgroups by id: run with the host's "
+		   "PID namespace and CAP_SYS_ADMIN, or --backend=events\n",
+		   cgcount_backend_name(b));
 	open_errno = EPERM;
 	return -1;
 }
@@ -164,12 +223,15 @@ struct cgcount *cgtool_open(struct cgtool *t)
 {
 	struct cgcount *s;
 
-	print_prog = t->prog;
 	if (use_cgroupfs(t))
 		return NULL;
 	cgcount_set_print(print_with_prog);
 	s = cgcount_open(t->events, &t->opts);
 	open_errno = s ? 0 : errno;
+	if (s)
+		cgtool_log(CGTOOL_LOG_INFO, "backend %s (%s)\n",
+			   cgcount_backend_name(cgcount_backend(s)),
+			   cgroupfs_reason ? cgroupfs_reason : cgcount_backend_reason(s));
 	if (s && add_cgroups(s, t) < 0) {
 		open_errno = errno;
 		cgcount_close(s);

@@ -2,9 +2,9 @@
 /*
  * What cgtop and cgroup-exporter share: the options that choose what to
  * count (-e/--events, -r/--regex, --subtree, --backend,
- * --rstat.max-cgroups), opening the libcgcount
- * session, keeping its cgroups in step with the cgroup tree, and the
- * signals that stop them.
+ * --rstat.max-cgroups) and how much they say (--log.level), opening the
+ * libcgcount session, keeping its cgroups in step with the cgroup tree, and
+ * the signals that stop them.
  */
 #ifndef TOOLS_CGTOOL_H
 #define TOOLS_CGTOOL_H
@@ -23,6 +23,7 @@ enum {
 	CGTOOL_OPT_SUBTREE,
 	CGTOOL_OPT_RSTAT_MAX_CGROUPS,
 	CGTOOL_OPT_CGROUPFS,
+	CGTOOL_OPT_LOG_LEVEL,
 	CGTOOL_OPT_FIRST_PRIVATE,	/* a tool's own long-only options start here */
 };
 
@@ -33,6 +34,7 @@ enum {
 	{ "subtree", required_argument, NULL, CGTOOL_OPT_SUBTREE },	\
 	{ "backend", required_argument, NULL, CGTOOL_OPT_BACKEND },	\
 	{ "rstat.max-cgroups", required_argument, NULL, CGTOOL_OPT_RSTAT_MAX_CGROUPS }, \
+	{ "log.level", required_argument, NULL, CGTOOL_OPT_LOG_LEVEL },	\
 	{ CGROUPFS_OPTION, required_argument, NULL, CGTOOL_OPT_CGROUPFS },	\
 	{ "help", no_argument, NULL, 'h' },				\
 	{ "version", no_argument, NULL, CGTOOL_OPT_VERSION }
@@ -51,6 +53,9 @@ enum {
 	"                       rstat: the cgroups its BPF maps hold at once\n" \
 	"                       (default 32768); the counts of those that find\n" \
 	"                       no room go to their nearest ancestor that has one\n" \
+	"      --log.level=LEVEL\n"					\
+	"                       the least severe messages written to stderr:\n" \
+	"                       debug, info (default), warn or error\n"	\
 	CGROUPFS_USAGE							\
 	"                       (auto then takes events where only paths reach\n" \
 	"                       its cgroups: cgroup-exporter(1), KUBERNETES)\n" \
@@ -67,7 +72,23 @@ struct cgtool {
 	struct cgcount_opts opts;
 };
 
-/* The tool's defaults: every cgroup, backend auto. */
+/*
+ * Messages on stderr, "PROG: message", those below --log.level left out
+ * (node_exporter's levels): error (a failure, and libcgcount's reason for
+ * it), warn, info (what the tool does: its backend and why), debug
+ * (libcgcount's details).
+ */
+enum cgtool_log_level {
+	CGTOOL_LOG_DEBUG,
+	CGTOOL_LOG_INFO,
+	CGTOOL_LOG_WARN,
+	CGTOOL_LOG_ERROR,
+};
+
+void cgtool_log(enum cgtool_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The tool's defaults: every cgroup, backend auto, --log.level=info. */
 void cgtool_init(struct cgtool *t, const char *prog, const char *default_events);
 
 /*

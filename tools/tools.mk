@@ -25,7 +25,7 @@ CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h $(TOOLS_DIR)/cgroupfs.h
 # each tool's own sources and headers, by its name
 TOOL_SRCS_cgtop := $(TOOLS_DIR)/cgtop.c
 TOOL_SRCS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,main.c metrics.c http.c \
-	listen.c textfile.c privileges.c collector.c kubelet.c)
+	listen.c textfile.c privileges.c process.c collector.c kubelet.c)
 TOOL_HDRS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,exporter.h collector.h kubelet.h)
 # the exporter's HTTP server, Debian's libmicrohttpd (libmicrohttpd-dev), and
 # its seccomp filter, libseccomp (libseccomp-dev)

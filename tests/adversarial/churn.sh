@@ -101,7 +101,7 @@ for b in $BACKENDS; do
 	scrape "$PORT" "$tmp/metrics" >/dev/null	# listening, its counters open
 	churn "$((SECONDS_ + 2))" >"$tmp/churned" &
 	churner=$!
-	"$BIN/cgtop" --backend "$b" -b -d $DELAY -n "$TABLES" -e cpu-clock -r "^/$NAME/" \
+	"$BIN/cgtop" --log.level=warn --backend "$b" -b -d $DELAY -n "$TABLES" -e cpu-clock -r "^/$NAME/" \
 		>"$tmp/top" 2>"$tmp/top.err" &
 	top=$!
 	read -r statuses nr with_busy counted lo hi <<<"$(scrapes "$SECONDS_")"

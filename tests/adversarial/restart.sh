@@ -81,7 +81,7 @@ for b in $BACKENDS; do
 	check "--backend $b: exporter exits 0 on SIGTERM (exit $rc)" [ $rc = 0 ]
 
 	# ---- cgtop ----
-	"$BIN/cgtop" --backend "$b" -b -d 0.1 -n 1000000 -e cpu-clock -r "^/$NAME/svc\$" \
+	"$BIN/cgtop" --log.level=warn --backend "$b" -b -d 0.1 -n 1000000 -e cpu-clock -r "^/$NAME/svc\$" \
 		>"$tmp/top" 2>"$tmp/top.err" &
 	pid=$!
 	pids+=("$pid")

@@ -33,7 +33,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-timeout 60 "$BIN/cgtop" --backend events -b -n 3 -d 0.1 -e cpu-clock,context-switches \
+timeout 60 "$BIN/cgtop" --log.level=warn --backend events -b -n 3 -d 0.1 -e cpu-clock,context-switches \
 	-s context-switches -r '^/$' >"$tmp/batch" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'not supported\|permission\|Permission' "$tmp/err"; then
@@ -50,14 +50,14 @@ counted=$(awk '$NF == "/" && $1 > 0' "$tmp/batch" | wc -l)
 check "-b -n 3: exit $rc, $tables tables, $sorted sorted by context-switches, / counted in $counted" \
 	[ $rc -eq 0 -a "$tables" = 3 -a "$sorted" = 3 -a "$counted" = 3 ]
 
-timeout 20 "$BIN/cgtop" --backend events -b -n 1 -s no-such-column -r '^/$' >"$tmp/out" 2>"$tmp/err"
+timeout 20 "$BIN/cgtop" --log.level=warn --backend events -b -n 1 -s no-such-column -r '^/$' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "-s no-such-column: exit $rc, $(head -1 "$tmp/err")" \
 	[ $rc -eq 2 -a ! -s "$tmp/out" -a "$(grep -c no-such-column "$tmp/err")" -ge 1 ]
 
 # ---- without a terminal, as systemd-cgtop ----
 start=$SECONDS
-timeout 30 "$BIN/cgtop" --backend events -d 0.1 -e cpu-clock -r '^/$' >"$tmp/file" 2>"$tmp/err"
+timeout 30 "$BIN/cgtop" --log.level=warn --backend events -d 0.1 -e cpu-clock -r '^/$' >"$tmp/file" 2>"$tmp/err"
 rc=$?
 tables=$(grep -c '^cgtop: ' "$tmp/file")
 check "cgtop > file (no -n): exit $rc, $tables table(s) in $((SECONDS - start)) s, stderr '$(head -c 80 "$tmp/err")'" \
@@ -65,7 +65,7 @@ check "cgtop > file (no -n): exit $rc, $tables table(s) in $((SECONDS - start)) 
 # cgtop | head -2: ARGS... of cgtop; "rc=cgtop's status lines=... secs=..."
 piped() {
 	local start=$SECONDS rcs
-	timeout 30 "$BIN/cgtop" --backend events -e cpu-clock -r '^/$' "$@" 2>"$tmp/err" |
+	timeout 30 "$BIN/cgtop" --log.level=warn --backend events -e cpu-clock -r '^/$' "$@" 2>"$tmp/err" |
 		head -2 >"$tmp/head"
 	rcs=("${PIPESTATUS[@]}")
 	echo "rc=${rcs[0]} lines=$(grep -c '' "$tmp/head") secs=$((SECONDS - start))"

@@ -21,7 +21,15 @@
 #    scrape to the next and neither cgroup is served; the exporter with its
 #    default capabilities serves both and counts no skip;
 #  - with no --web.listen-address it listens on 127.0.0.1:10464 and
-#    [::1]:10464 and on no other address (the kernel's socket tables).
+#    [::1]:10464 and on no other address (the kernel's socket tables);
+#  - each start says its backend and why on stderr: "(asked)" for
+#    --backend, and with no --backend (auto) shared on our kernels, events on
+#    Debian's (KERNEL_NAME), never rstat;
+#  - its process_* metrics (client_golang's) against /proc/PID of the
+#    exporter read around the scrape: cpu seconds between the two readings,
+#    open fds within 2 of /proc/PID/fd's, max fds the soft limit, start time
+#    within 10 ms, virtual and resident memory within 10 % and 25 %; and
+#    promtool check metrics finds nothing in the scrape.
 # TOOLS_BIN selects the binaries (default build/bin).
 import os
 import shutil
@@ -181,12 +189,15 @@ def check_backend(backend):
     if not exp.ok:
         note(exp.err())
         if backend == "shared" and os.environ.get("KERNEL_NAME", "").startswith("stock-"):
-            for _ in range(4):
+            for _ in range(5):
                 skip("shared: Debian's kernel has no PERF_EVENT_IOC_ATTACH_CGROUP")
             return
-        for _ in range(4):
+        for _ in range(5):
             check("%s: the exporter started" % backend, False)
         return
+    line = "cgroup-exporter: backend %s (asked)\n" % backend
+    check("%s: stderr starts with the backend and why: %r" % (backend, exp.err()[:120]),
+          exp.err().startswith(line))
     check_privileges(backend, exp)
     # a cgroup made after the drop: the scrape after its mkdir finds it
     # (events opens its perf events then: CAP_PERFMON), the loop runs after
@@ -263,12 +274,84 @@ def listening(port):
     return sorted(found)
 
 
+def proc_stat(pid):
+    """(utime + stime in seconds, starttime in seconds after boot, vsize, rss pages)"""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    tck = os.sysconf("SC_CLK_TCK")
+    # fields[0] is field 3 of proc(5)
+    return ((int(fields[11]) + int(fields[12])) / tck, int(fields[19]) / tck,
+            int(fields[20]), int(fields[21]))
+
+
+def boot_time():
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("btime "):
+                return int(line.split()[1])
+    return None
+
+
+def soft_nofile(pid):
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return int(line[len("Max open files"):].split()[0])
+    return None
+
+
+def check_process_metrics(pid, scrape):
+    """client_golang's process_* of the exporter against its /proc"""
+    before, fds_before = proc_stat(pid), len(os.listdir("/proc/%d/fd" % pid))
+    body = scrape()
+    after, fds_after = proc_stat(pid), len(os.listdir("/proc/%d/fd" % pid))
+    got = {m: series_plain(body, m) for m in (
+        "process_cpu_seconds_total", "process_open_fds", "process_max_fds",
+        "process_start_time_seconds", "process_virtual_memory_bytes",
+        "process_resident_memory_bytes")}
+    page = os.sysconf("SC_PAGE_SIZE")
+    note("process metrics %s; /proc before %s, after %s, fds %d, %d"
+         % (got, before, after, fds_before, fds_after))
+    ok = None not in got.values() and (
+        before[0] - 0.01 <= got["process_cpu_seconds_total"] <= after[0] + 0.01 and
+        min(fds_before, fds_after) - 2 <= got["process_open_fds"] <=
+        max(fds_before, fds_after) + 2 and
+        got["process_max_fds"] == soft_nofile(pid) and
+        abs(got["process_start_time_seconds"] - (boot_time() + after[1])) < 0.01 and
+        abs(got["process_virtual_memory_bytes"] - after[2]) <= 0.1 * after[2] and
+        abs(got["process_resident_memory_bytes"] - after[3] * page) <= 0.25 * after[3] * page)
+    check("process_* metrics match /proc/%d" % pid, ok)
+    promtool = shutil.which("promtool") or "/usr/bin/promtool"
+    lint = subprocess.run([promtool, "check", "metrics"], input=body, capture_output=True,
+                          text=True)
+    check("promtool check metrics: exit %d, %r" % (lint.returncode,
+                                                   (lint.stdout + lint.stderr)[:200]),
+          lint.returncode == 0 and not (lint.stdout + lint.stderr).strip())
+
+
+def series_plain(body, metric):
+    """The value of METRIC (no labels) in BODY, or None."""
+    for line in body.splitlines():
+        if line.startswith(metric + " "):
+            return float(line.split()[1])
+    return None
+
+
 def check_default_address():
-    exp = Exporter(["--backend", "events", "-e", "cpu-clock", "-r", "^/$"])
+    exp = Exporter(["-e", "cpu-clock", "-r", "^/$"])
     if not exp.ok:
         note(exp.err())
         check("no --web.listen-address: the exporter started", False)
         return
+    kernel = os.environ.get("KERNEL_NAME", "")
+    if kernel.startswith("stock-"):
+        line = ("cgroup-exporter: backend events (auto: no PERF_EVENT_IOC_ATTACH_CGROUP in this "
+                "kernel; rstat loads BPF only when asked)\n")
+    else:
+        line = "cgroup-exporter: backend shared (auto: the kernel has PERF_EVENT_IOC_ATTACH_CGROUP)\n"
+    check("auto on %s: stderr starts with %r (%r)" % (kernel, line, exp.err()[:160]),
+          exp.err().startswith(line))
+    check_process_metrics(exp.proc.pid, lambda: exp.scrape(DEFAULT_PORT))
     addrs = listening(DEFAULT_PORT)
     body = exp.scrape(DEFAULT_PORT)
     exp.stop()
@@ -283,13 +366,13 @@ def check_default_address():
 def main():
     ip = shutil.which("ip") or "/usr/sbin/ip"
     subprocess.run([ip, "link", "set", "lo", "up"], check=False)
-    print("TAP version 13\n1..15", flush=True)
+    print("TAP version 13\n1..21", flush=True)
     os.makedirs(cgpath())
     for backend in ("events", "shared", "rstat"):
         check_backend(backend)
     check_walk_errors()
     check_default_address()
-    return 0 if all(results) and len(results) == 15 else 1
+    return 0 if all(results) and len(results) == 21 else 1
 
 
 def cleanup():

@@ -13,11 +13,12 @@ $(TOOLS_TEST_OUT)/exporter_seccomp_test: tests/tools/exporter_seccomp_test.c \
 		$$(CGC_DIR)/cgcount.h $$(CGC_TEST_LIBS) $$(CGC_LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGC_TEST_CFLAGS) -Itools -Itools/exporter $< \
-		tools/exporter/privileges.c $(CGC_LIB_A) $(CGC_LDLIBS) -lseccomp -pthread -o $@
+		tools/exporter/privileges.c $(CGC_TEST_LIBS) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) -lseccomp -pthread -o $@
 
 $(TOOLS_TEST_OUT)/kubelet_test: tests/tools/kubelet_test.c $$(TOOLS_DIR)/exporter/kubelet.c \
 		$$(TOOLS_DIR)/exporter/kubelet.h $$(CGTEST_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CGC_TEST_CFLAGS) $(SANITIZE_CFLAGS) -Itools/exporter $< tools/exporter/kubelet.c -o $@
 
-GUEST_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test $(TOOLS_TEST_OUT)/kubelet_test
+GUEST_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test
+ARM64_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test $(TOOLS_TEST_OUT)/kubelet_test

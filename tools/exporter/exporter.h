@@ -14,6 +14,7 @@
  *   listen.c      the listening sockets of --web.listen-address
  *   textfile.c    --textfile: the file rewritten atomically every interval
  *   privileges.c  what the exporter keeps of root once its counters are open
+ *   process.c     process_*: the exporter's own cpu, memory and descriptors
  */
 #ifndef TOOLS_EXPORTER_H
 #define TOOLS_EXPORTER_H
@@ -66,6 +67,10 @@ void server_close(struct server *srv);
 
 /* textfile.c: write the metrics every interval; the exit status */
 int write_textfiles(struct cgcount *s, const struct options *o);
+
+/* process.c: client_golang's process_* metrics of the exporter itself, as
+ * exposition text in @buf (2 KB hold them); 0, or -1 if they did not fit */
+int process_metrics(char *buf, size_t len);
 
 /* privileges.c: keep only what @s needs from now on (cgroup-exporter(1),
  * PRIVILEGES); 0, or -1 after a message */

@@ -242,6 +242,8 @@ static void add_exporter_metrics(struct text *t, struct cgcount *s, size_t nr,
 		 "took to read and format the counts.\n"
 		 "# TYPE perf_cgroup_exporter_scrape_duration_seconds gauge\n"
 		 "perf_cgroup_exporter_scrape_duration_seconds %.6f\n", now_seconds() - secs);
+	char process[2048];	/* process.c */
+	text_add(t, "%s", process_metrics(process, sizeof(process)) ? "" : process);
 }
 
 /* The families the collector keeps, of the cgroups it keeps */

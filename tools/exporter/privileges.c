@@ -14,12 +14,18 @@
  *    inheritable sets, the ambient set is cleared and so is the bounding set
  *    (when the exporter may: CAP_SETPCAP);
  *  - PR_SET_NO_NEW_PRIVS: no execve() can give any back;
- *  - a seccomp filter that refuses (EPERM) what a compromised exporter
- *    must never do.  A denylist, not an allowlist: what the exporter calls
- *    depends on the backend, the kernel (libbpf's and libcgcount's
- *    fallbacks), glibc and libmicrohttpd's versions and the sanitizers of
- *    the test builds; an allowlist that missed one call would kill a
- *    monitoring daemon on some host, rarely and at random.
+ *  - a seccomp filter, an allowlist: the system calls the exporter makes
+ *    once counting, on every backend, and those of its backend alone
+ *    (perf_event_open for events; for rstat, bpf() with the commands its
+ *    reads make on what it holds, never one that loads code or takes
+ *    another's objects).  Any other call fails with EPERM, and the kernel
+ *    logs it (SECCOMP_FILTER_FLAG_LOG: an audit record of the call's
+ *    number, in the kernel log).  EPERM, not death (SECCOMP_RET_KILL_PROCESS):
+ *    a call this list missed, on a path rare enough to escape its traces
+ *    (another C library, a new kernel's fallback), then fails like any
+ *    refused call, which every caller handles, instead of killing a
+ *    monitoring daemon at random; and not SECCOMP_RET_LOG, which would let
+ *    it through.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,7 +45,6 @@
 #ifndef CAP_PERFMON
 #define CAP_PERFMON 38
 #endif
-#define BPF_TOKEN_CREATE_CMD 36		/* Linux 6.9's BPF_TOKEN_CREATE */
 
 /* Capabilities as the two 32-bit words of capget(2) */
 struct caps {
@@ -121,81 +126,145 @@ static int drop_caps(struct cgcount *s)
 	return caps_set(&c);
 }
 
-static const char *const denied_syscalls[] = {
-	/* run another program, or reach into another process */
-	"execve", "execveat", "process_vm_readv", "process_vm_writev", "pidfd_getfd",
-#ifndef __SANITIZE_ADDRESS__
-	"ptrace",	/* LeakSanitizer's exit check stops the threads with it */
+/*
+ * The allowlist: the system calls the exporter makes once counting, on
+ * x86-64 and arm64 (names libseccomp resolves on the architecture it runs
+ * on: those an architecture lacks are skipped), traced with strace -f over
+ * scrapes, bad requests, removed cgroups and text files on every backend.
+ */
+static const char *const allowed_syscalls[] = {
+	/* memory (glibc's malloc, thread stacks) */
+	"brk", "mmap", "munmap", "mprotect", "madvise", "mremap",
+	/* threads: libmicrohttpd's, started after the drop (clone: below) */
+	"futex", "set_robust_list", "get_robust_list", "rseq", "sched_yield",
+	"sched_getaffinity", "membarrier",
+	/* signals, exits */
+	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigtimedwait", "sigaltstack",
+	"restart_syscall", "getpid", "gettid", "tgkill", "exit", "exit_group",
+	/* time (where the vDSO falls back to a system call) and sleeps */
+	"clock_gettime", "clock_getres", "gettimeofday", "time", "clock_nanosleep",
+	"nanosleep",
+	/* randomness: the text file's names, TLS */
+	"getrandom",
+	/* files: cgroupfs walks and reads, /proc, the text file's write and
+	 * rename, the web configuration and TLS keys read again */
+	"openat", "open", "close", "read", "pread64", "readv", "write", "writev", "pwrite64",
+	"lseek", "fstat", "newfstatat", "stat", "lstat", "statx", "fstatfs", "statfs",
+	"getdents64", "fcntl", "dup", "dup3", "fsync", "fdatasync", "rename", "renameat",
+	"renameat2", "unlink", "unlinkat", "readlink", "readlinkat", "faccessat",
+	"faccessat2", "access", "name_to_handle_at", "getcwd", "umask",
+	/* sockets: accept and answer, poll (libmicrohttpd: epoll, eventfd or a
+	 * pipe to wake its thread) */
+	"accept4", "accept", "recvfrom", "recvmsg", "sendto", "sendmsg", "sendmmsg",
+	"sendfile", "shutdown", "setsockopt", "getsockopt", "getsockname", "getpeername",
+	"poll", "ppoll", "select", "pselect6", "epoll_create1", "epoll_ctl", "epoll_wait",
+	"epoll_pwait", "epoll_pwait2", "eventfd2", "pipe2",
+	/* what libc asks of itself: uname (gnutls), limits, resource use */
+	"uname", "getrlimit", "getrusage", "getuid", "geteuid", "getgid", "getegid",
+	"sysinfo",
+#ifdef __SANITIZE_ADDRESS__
+	/* LeakSanitizer's exit check: a tracer thread stops the others */
+	"ptrace", "wait4", "getppid", "kill", "prctl",
 #endif
-	/* leave or remake its namespaces and mounts */
-	"setns", "unshare", "mount", "umount2", "pivot_root", "chroot", "move_mount",
-	"open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-	/* the kernel itself */
-	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
-	"reboot", "swapon", "swapoff", "iopl", "ioperm",
-	/* any file by handle: with CAP_DAC_READ_SEARCH, outside its mounts */
-	"open_by_handle_at",
-	/* keys, and the page-fault handling exploits lean on */
-	"add_key", "request_key", "keyctl", "userfaultfd",
 };
 
-/* bpf() commands that load or attach new code, or take another's objects */
-static const int denied_bpf_cmds[] = {
-	BPF_PROG_LOAD, BPF_BTF_LOAD, BPF_MAP_CREATE, BPF_PROG_ATTACH, BPF_RAW_TRACEPOINT_OPEN,
-	BPF_PROG_GET_FD_BY_ID, BPF_MAP_GET_FD_BY_ID, BPF_BTF_GET_FD_BY_ID,
-	BPF_LINK_GET_FD_BY_ID, BPF_OBJ_GET, BPF_TOKEN_CREATE_CMD,
+/* The perf ioctls' type, the '$' of PERF_EVENT_IOC_* (linux/perf_event.h) */
+#define PERF_IOC_TYPE 0x2400
+#define IOC_TYPE_MASK 0xff00
+#define TCGETS_REQUEST 0x5401	/* isatty(): x86-64 and arm64 alike */
+
+/* bpf() commands of rstat's reads, on the maps, programs and links it
+ * holds: map reads, an iterator link on a loaded program and its reads,
+ * test runs on a cpu, object information */
+static const int rstat_bpf_cmds[] = {
+	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
+	BPF_MAP_LOOKUP_BATCH, BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_LINK_CREATE,
+	BPF_ITER_CREATE,
 };
 
-static const unsigned long new_namespaces[] = {
-	CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET,
-	CLONE_NEWCGROUP,
-};
+/* clone(): threads, never a new namespace */
+#define NEW_NAMESPACES (CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | \
+			CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWCGROUP)
 
-static int add_rules(scmp_filter_ctx ctx)
+static int allow_names(scmp_filter_ctx ctx, const char *const *names, size_t nr)
 {
 	size_t i;
-	int nr, err;
+	int nr_sys, err;
 
-	for (i = 0; i < sizeof(denied_syscalls) / sizeof(denied_syscalls[0]); i++) {
-		nr = seccomp_syscall_resolve_name(denied_syscalls[i]);
-		if (nr == __NR_SCMP_ERROR)
+	for (i = 0; i < nr; i++) {
+		nr_sys = seccomp_syscall_resolve_name(names[i]);
+		if (nr_sys == __NR_SCMP_ERROR)
 			continue;	/* not on this architecture */
-		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr_sys, 0);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < sizeof(denied_bpf_cmds) / sizeof(denied_bpf_cmds[0]); i++) {
-		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(bpf), 1,
-				       SCMP_A0(SCMP_CMP_EQ, denied_bpf_cmds[i]));
-		if (err)
-			return err;
-	}
-	/* threads, not new namespaces; clone3's flags are out of a filter's
-	 * reach: ENOSYS makes glibc create its threads with clone */
-	for (i = 0; i < sizeof(new_namespaces) / sizeof(new_namespaces[0]); i++) {
-		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-				       SCMP_A0(SCMP_CMP_MASKED_EQ, new_namespaces[i],
-					       new_namespaces[i]));
-		if (err)
-			return err;
-	}
-	return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	return 0;
+}
+
+/* What one backend adds: events opens perf events for the cgroups found
+ * later, rstat reads through bpf() */
+static int allow_backend(scmp_filter_ctx ctx, enum cgcount_backend b)
+{
+	size_t i;
+	int err = 0;
+
+	if (b == CGCOUNT_EVENTS)
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(perf_event_open), 0);
+	if (b != CGCOUNT_RSTAT)
+		return 0;
+	for (i = 0; !err && i < sizeof(rstat_bpf_cmds) / sizeof(rstat_bpf_cmds[0]); i++)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1,
+				       SCMP_A0(SCMP_CMP_EQ, rstat_bpf_cmds[i]));
+	return err;
+}
+
+static int add_rules(scmp_filter_ctx ctx, enum cgcount_backend b)
+{
+	int err = allow_names(ctx, allowed_syscalls,
+			      sizeof(allowed_syscalls) / sizeof(allowed_syscalls[0]));
+
+	/* the perf ioctls (enable, read a cgroup, attach the cgroups found
+	 * later), and isatty() of stdio */
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_MASKED_EQ, IOC_TYPE_MASK, PERF_IOC_TYPE));
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+				       SCMP_A1(SCMP_CMP_EQ, TCGETS_REQUEST));
+	/* libmicrohttpd names its thread */
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
+				       SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME));
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				       SCMP_A0(SCMP_CMP_MASKED_EQ, NEW_NAMESPACES, 0));
+	/* clone3's flags are in memory, out of a filter's reach: ENOSYS makes
+	 * glibc create its threads with clone */
+	if (!err)
+		err = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (!err)
+		err = allow_backend(ctx, b);
+	return err;
 }
 
 /* 0, 1 when this kernel has no seccomp filters, -errno */
-static int install_filter(void)
+static int install_filter(enum cgcount_backend b)
 {
 	scmp_filter_ctx ctx;
 	int err;
 
 	if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 && errno == EINVAL)
 		return 1;	/* CONFIG_SECCOMP=n */
-	ctx = seccomp_init(SCMP_ACT_ALLOW);
+	/* anything else: EPERM, and the kernel's audit log says which call */
+	ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	if (!ctx)
 		return -ENOMEM;
-	err = add_rules(ctx);
+	err = add_rules(ctx, b);
 	if (!err)
 		err = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
+	if (!err)
+		err = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_LOG, 1);
 	if (!err)
 		err = seccomp_load(ctx);
 	seccomp_release(ctx);
@@ -214,7 +283,7 @@ int drop_privileges(struct cgcount *s)
 		fprintf(stderr, PROG ": cannot set no_new_privs: %s\n", strerror(errno));
 		return -1;
 	}
-	err = install_filter();
+	err = install_filter(cgcount_backend(s));
 	if (err == 1)
 		fprintf(stderr, PROG ": this kernel has no seccomp filters "
 			"(CONFIG_SECCOMP_FILTER): running without one\n");
