@@ -27,7 +27,7 @@ PACKAGES=(
 	# the sysroot: libc, libcgcount's and perf's libraries
 	libc6-dev libelf-dev zlib1g-dev libzstd-dev liblzma-dev libpfm4-dev
 	libnuma-dev libcap-dev libtraceevent-dev libdw-dev libstdc++6 libmicrohttpd-dev
-	libseccomp-dev
+	libseccomp-dev libyaml-dev libgnutls28-dev
 )
 UPDATE=0
 [ "${1:-}" = --update ] && UPDATE=1

@@ -26,10 +26,12 @@ PACKAGES=(
 	# user-space checks; every shell and Python script (tests/hygiene)
 	valgrind shellcheck pyflakes3
 	# the tools' tests: a real Prometheus server and promtool (the exporter),
-	# a terminal for cgtop, man pages rendered with man -l
-	prometheus tmux man-db
-	# cgroup-exporter's HTTP server and seccomp filter
-	libmicrohttpd-dev libseccomp-dev
+	# bcrypt hashes for its basic authentication, a terminal for cgtop, man
+	# pages rendered with man -l
+	prometheus python3-bcrypt tmux man-db
+	# cgroup-exporter's HTTP server (with gnutls for TLS) and seccomp filter,
+	# its --web.config.file (YAML, bcrypt hashes through libxcrypt)
+	libmicrohttpd-dev libgnutls28-dev libseccomp-dev libyaml-dev libcrypt-dev
 	# make deb (debian/) and its checks: lintian, systemd-analyze, pkg-config
 	debhelper lintian systemd pkgconf
 )

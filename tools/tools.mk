@@ -25,12 +25,14 @@ CGTOOL_HDRS := $(TOOLS_DIR)/cgtool.h $(TOOLS_DIR)/cli.h $(TOOLS_DIR)/cgroupfs.h
 # each tool's own sources and headers, by its name
 TOOL_SRCS_cgtop := $(TOOLS_DIR)/cgtop.c
 TOOL_SRCS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,main.c metrics.c http.c \
-	listen.c textfile.c privileges.c process.c collector.c kubelet.c)
+	listen.c textfile.c privileges.c process.c collector.c kubelet.c webconfig.c)
 TOOL_HDRS_cgroup-exporter := $(addprefix $(TOOLS_DIR)/exporter/,exporter.h collector.h kubelet.h)
 # the exporter's HTTP server, Debian's libmicrohttpd (libmicrohttpd-dev), and
-# its seccomp filter, libseccomp (libseccomp-dev)
+# its seccomp filter, libseccomp (libseccomp-dev); --web.config.file: libyaml
+# (libyaml-dev), TLS through libmicrohttpd's gnutls (libgnutls28-dev), bcrypt
+# through libxcrypt (libcrypt-dev); gzip answers: zlib (zlib1g-dev)
 $(BUILD)/bin/cgroup-exporter $(BUILD)/cgcount/asan/bin/cgroup-exporter: \
-	TOOL_LDLIBS := -lmicrohttpd -lseccomp
+	TOOL_LDLIBS := -lmicrohttpd -lseccomp -lyaml -lgnutls -lcrypt -lz
 
 $(CGC_TOOL_BINS): $(BUILD)/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
 		$$(CGC_DIR)/cgcount.h $$(CGC_LIB_A) $$(CGUTIL_LIB)

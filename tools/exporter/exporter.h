@@ -15,10 +15,12 @@
  *   textfile.c    --textfile: the file rewritten atomically every interval
  *   privileges.c  what the exporter keeps of root once its counters are open
  *   process.c     process_*: the exporter's own cpu, memory and descriptors
+ *   webconfig.c   --web.config.file: TLS, basic authentication, headers
  */
 #ifndef TOOLS_EXPORTER_H
 #define TOOLS_EXPORTER_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "cgtool.h"
@@ -43,6 +45,7 @@ struct options {
 	double textfile_interval;
 	long textfile_writes;		/* stop after this many; 0: run until stopped */
 	struct collector collector;	/* what is exported (collector.h) */
+	const char *web_config;		/* --web.config.file */
 };
 
 /* metrics.c: the exposition text of every counted cgroup; NULL (and a
@@ -75,5 +78,53 @@ int process_metrics(char *buf, size_t len);
 /* privileges.c: keep only what @s needs from now on (cgroup-exporter(1),
  * PRIVILEGES); 0, or -1 after a message */
 int drop_privileges(struct cgcount *s);
+
+/* webconfig.c: --web.config.file, exporter-toolkit's web configuration */
+#define WEB_MAX_HEADERS 5		/* the headers a file may add */
+#define BCRYPT_HASH_LEN 60		/* "$2b$10$" and 53 characters */
+#define AUTH_CACHE_SIZE 16		/* verified users and passwords kept */
+#define AUTH_CACHE_KEY_LEN 32		/* SHA-256 */
+
+enum client_auth {			/* its client_auth_type */
+	CLIENT_CERT_NONE,
+	CLIENT_CERT_REQUEST,
+	CLIENT_CERT_REQUIRE_ANY,
+	CLIENT_CERT_VERIFY_IF_GIVEN,
+	CLIENT_CERT_REQUIRE_AND_VERIFY,
+};
+
+struct web_user {
+	char *name;
+	char *hash;			/* bcrypt */
+};
+
+struct webconfig {
+	char *cert, *key;		/* PEM; NULL: plain HTTP */
+	char *client_ca;		/* PEM; NULL: none */
+	enum client_auth client_auth;
+	char tls_priorities[96];	/* gnutls' priority string: the TLS versions */
+	struct {
+		const char *name;
+		char *value;
+	} headers[WEB_MAX_HEADERS];	/* added to every answer */
+	int nr_headers;
+	struct web_user *users;		/* basic authentication: none, no users */
+	size_t nr_users;
+	/* webconfig_authorized()'s state */
+	pthread_mutex_t auth_lock;
+	struct crypt_data *crypt_data;
+	unsigned char cache_secret[32];
+	unsigned char cache[AUTH_CACHE_SIZE][AUTH_CACHE_KEY_LEN];
+	int nr_cached, next_cached;
+};
+
+/* The file's configuration, its files read; NULL after a message */
+struct webconfig *webconfig_load(const char *file);
+void webconfig_free(struct webconfig *wc);
+/* 1 if @user's bcrypt hash takes @password, 0 otherwise */
+int webconfig_authorized(struct webconfig *wc, const char *user, const char *password);
+/* Ask a new TLS connection (its gnutls_session_t) for the client
+ * certificate client_auth_type says; -1 without a session */
+int webconfig_start_tls_session(const struct webconfig *wc, void *tls_session);
 
 #endif /* TOOLS_EXPORTER_H */

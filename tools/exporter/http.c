@@ -11,6 +11,11 @@
  * every listener and hands the connections over: libmicrohttpd's accept()
  * busy-waits when it runs out of descriptors with no connection open (the
  * counters hold most of them), accept_loop() rests instead.
+ *
+ * --web.config.file (webconfig.c) adds TLS (libmicrohttpd's own, gnutls),
+ * basic authentication, checked before anything else of a request, and
+ * headers to every answer.  The metrics go gzip-encoded to a client that
+ * takes gzip, as Prometheus does.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +31,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "exporter.h"
 
@@ -46,6 +52,7 @@ struct deadline {
 struct server {
 	struct cgcount *s;
 	const struct options *o;
+	struct webconfig *web;		/* NULL: no --web.config.file */
 	struct MHD_Daemon *daemon;
 	int listeners[MAX_LISTENERS];
 	const char *listening[MAX_LISTENERS];	/* their addresses */
@@ -59,13 +66,16 @@ struct server {
 	int closed_fd;			/* an eventfd: a connection closed while paused */
 };
 
-/* Queue @body (freed by libmicrohttpd when @mode is MHD_RESPMEM_MUST_FREE). */
-static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status,
-			       const char *type, char *body, size_t len,
-			       enum MHD_ResponseMemoryMode mode)
+/* Queue @body (freed by libmicrohttpd when @mode is MHD_RESPMEM_MUST_FREE),
+ * gzip-encoded when @encoding says so. */
+static enum MHD_Result respond_encoded(struct server *srv, struct MHD_Connection *conn,
+				       unsigned int status, const char *type, char *body,
+				       size_t len, enum MHD_ResponseMemoryMode mode,
+				       const char *encoding)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
 	enum MHD_Result ret;
+	int i;
 
 	if (!r) {
 		if (mode == MHD_RESPMEM_MUST_FREE)
@@ -75,16 +85,32 @@ static enum MHD_Result respond(struct MHD_Connection *conn, unsigned int status,
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic");
+	if (encoding) {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+		if (*encoding)
+			MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, encoding);
+	}
+	for (i = 0; srv->web && i < srv->web->nr_headers; i++)
+		MHD_add_response_header(r, srv->web->headers[i].name, srv->web->headers[i].value);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
 }
 
-static enum MHD_Result respond_text(struct MHD_Connection *conn, unsigned int status,
-				    const char *body)
+static enum MHD_Result respond(struct server *srv, struct MHD_Connection *conn,
+			       unsigned int status, const char *type, char *body, size_t len,
+			       enum MHD_ResponseMemoryMode mode)
 {
-	return respond(conn, status, "text/plain; charset=utf-8", (char *)body, strlen(body),
-		       MHD_RESPMEM_PERSISTENT);
+	return respond_encoded(srv, conn, status, type, body, len, mode, NULL);
+}
+
+static enum MHD_Result respond_text(struct server *srv, struct MHD_Connection *conn,
+				    unsigned int status, const char *body)
+{
+	return respond(srv, conn, status, "text/plain; charset=utf-8", (char *)body,
+		       strlen(body), MHD_RESPMEM_PERSISTENT);
 }
 
 /* Move the deadline of @d's connection to @at (now_seconds(), or INFINITY:
@@ -104,13 +130,76 @@ static struct deadline *connection_deadline(struct MHD_Connection *conn)
 	return info ? info->socket_context : NULL;
 }
 
+/* The q of one Accept-Encoding element's parameters (";q=0.5"): 1 without */
+static double quality(const char *params, size_t len)
+{
+	const char *q;
+
+	for (q = params; q && q < params + len; q = memchr(q, ';', params + len - q)) {
+		q += strspn(q, "; \t");
+		if ((q[0] == 'q' || q[0] == 'Q') && q[1] == '=')
+			return strtod(q + 2, NULL);
+	}
+	return 1;
+}
+
+/* Does the client take gzip: gzip (or x-gzip) or *, with a q above 0
+ * (RFC 9110, 12.5.3), gzip's own element before *'s? */
+static int accepts_gzip(struct MHD_Connection *conn)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							 MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	double gzip = -1, any = -1;
+	const char *e, *end;
+	size_t name, len;
+
+	for (e = accept; e && *e; e = *end ? end + 1 : end) {
+		e += strspn(e, " \t");
+		end = e + strcspn(e, ",");
+		len = end - e;
+		name = strcspn(e, "; \t");
+		name = name < len ? name : len;
+		if ((name == 4 && !strncasecmp(e, "gzip", 4)) ||
+		    (name == 6 && !strncasecmp(e, "x-gzip", 6)))
+			gzip = quality(e + name, len - name);
+		else if (name == 1 && *e == '*')
+			any = quality(e + name, len - name);
+	}
+	return gzip >= 0 ? gzip > 0 : any > 0;
+}
+
+/* @body gzip-encoded (zlib's gzip wrapper), in a new buffer; NULL if memory
+ * ran out */
+static char *gzip_encode(const char *body, size_t len, size_t *gzip_len)
+{
+	z_stream z = { .next_in = (unsigned char *)body, .avail_in = len };
+	char *out = NULL;
+	size_t bound;
+
+	/* 15 + 16: a 32 KiB window, and a gzip header and trailer */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	bound = deflateBound(&z, len);
+	out = malloc(bound);
+	z.next_out = (unsigned char *)out;
+	z.avail_out = bound;
+	if (out && deflate(&z, Z_FINISH) == Z_STREAM_END) {
+		*gzip_len = z.total_out;
+	} else {
+		free(out);
+		out = NULL;
+	}
+	deflateEnd(&z);
+	return out;
+}
+
 /* The time the counts take to read (a large tree, a slow machine) is ours,
  * not the client's: the deadline stops meanwhile and restarts for sending. */
 static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct server *srv)
 {
 	struct deadline *d = connection_deadline(conn);
-	char *body;
-	size_t len;
+	char *body, *gzipped = NULL;
+	size_t len, gzip_len;
 
 	if (d)
 		set_deadline(srv, d, INFINITY);
@@ -120,15 +209,42 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *conn, struct server 
 	if (d)
 		set_deadline(srv, d, now_seconds() + REQUEST_DEADLINE_SECONDS);
 	if (!body)
-		return respond_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		return respond_text(srv, conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "reading the counts failed\n");
-	return respond(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", body, len,
-		       MHD_RESPMEM_MUST_FREE);
+	if (accepts_gzip(conn))
+		gzipped = gzip_encode(body, len, &gzip_len);
+	if (gzipped) {
+		free(body);
+		body = gzipped;
+		len = gzip_len;
+	}
+	return respond_encoded(srv, conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+			       body, len, MHD_RESPMEM_MUST_FREE, gzipped ? "gzip" : "");
 }
 
-/* libmicrohttpd's request handler: GET and HEAD (its headers without the
- * body) of the metrics and of / (a link to them), 404 elsewhere, 405 for
- * other methods.  Called once the request head is in: no body is read. */
+/* Basic authentication when the web configuration has users: a missing or
+ * wrong user or password is refused */
+static int authorized(struct server *srv, struct MHD_Connection *conn)
+{
+	char *user, *password = NULL;
+	int ok;
+
+	if (!srv->web || !srv->web->nr_users)
+		return 1;
+	user = MHD_basic_auth_get_username_password(conn, &password);
+	ok = user && password && webconfig_authorized(srv->web, user, password);
+	if (password)
+		explicit_bzero(password, strlen(password));
+	MHD_free(user);
+	MHD_free(password);
+	return ok;
+}
+
+/* libmicrohttpd's request handler: 401 without the user and password of
+ * the web configuration (when it has users); GET and HEAD (its headers
+ * without the body) of the metrics and of / (a link to them), 404
+ * elsewhere, 405 for other methods.  Called once the request head is in: no
+ * body is read. */
 static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
 				      const char *method, const char *version,
 				      const char *upload_data, size_t *upload_data_size,
@@ -140,15 +256,31 @@ static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, co
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)request_context;
+	if (!authorized(srv, conn))
+		return respond_text(srv, conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return respond_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
+		return respond_text(srv, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
 	if (!strcmp(url, srv->o->path))
 		return serve_metrics(conn, srv);
 	if (!strcmp(url, "/"))
-		return respond(conn, MHD_HTTP_OK, "text/html; charset=utf-8", srv->landing_page,
-			       strlen(srv->landing_page), MHD_RESPMEM_PERSISTENT);
-	return respond_text(conn, MHD_HTTP_NOT_FOUND,
+		return respond(srv, conn, MHD_HTTP_OK, "text/html; charset=utf-8",
+			       srv->landing_page, strlen(srv->landing_page),
+			       MHD_RESPMEM_PERSISTENT);
+	return respond_text(srv, conn, MHD_HTTP_NOT_FOUND,
 			    "not found: the metrics are at the telemetry path\n");
+}
+
+/* A TLS connection's session asks for the client certificate the web
+ * configuration says, and verifies it, before its handshake: -1 (the
+ * connection is refused) if it cannot */
+static int start_tls_session(struct server *srv, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+
+	if (!srv->web || !srv->web->cert)
+		return 0;
+	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	return webconfig_start_tls_session(srv->web, info ? info->tls_session : NULL);
 }
 
 /* libmicrohttpd opened or closed a connection: track its deadline.  CLOSED
@@ -176,7 +308,8 @@ static void connection_event(void *cls, struct MHD_Connection *conn, void **sock
 	}
 	info = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	d = calloc(1, sizeof(*d));
-	if (!d) {
+	if (!d || start_tls_session(srv, conn)) {
+		free(d);
 		shutdown(info->connect_fd, SHUT_RDWR);
 		return;
 	}
@@ -295,11 +428,25 @@ static int accept_loop(struct server *srv, const sigset_t *unblocked)
 }
 
 /* libmicrohttpd serves the connections accept_loop() hands it: one thread
- * polling them all (epoll: the counters' descriptors may be many). */
+ * polling them all (epoll: the counters' descriptors may be many); TLS
+ * with the web configuration's certificate. */
 static struct MHD_Daemon *start_daemon(struct server *srv)
 {
+	const struct webconfig *web = srv->web;
+	int tls = web && web->cert;
+	struct MHD_OptionItem tls_options[] = {
+		{ tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, tls ? web->cert : NULL },
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key : NULL },
+		{ MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)web->tls_priorities : NULL },
+		{ tls && web->client_ca ? MHD_OPTION_HTTPS_MEM_TRUST : MHD_OPTION_END, 0,
+		  tls ? web->client_ca : NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+
 	return MHD_start_daemon(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_NO_LISTEN_SOCKET |
-				MHD_USE_ITC, 0, NULL, NULL, handle_request, srv,
+				MHD_USE_ITC | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL,
+				handle_request, srv,
+				MHD_OPTION_ARRAY, tls_options,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 				(unsigned int)MAX_CONNECTIONS_PER_ADDRESS,
@@ -330,6 +477,14 @@ static int open_listeners(struct server *srv)
 	return -1;
 }
 
+static const char *const client_cert_policy[] = {
+	[CLIENT_CERT_NONE] = "none",
+	[CLIENT_CERT_REQUEST] = "asked for",
+	[CLIENT_CERT_REQUIRE_ANY] = "required",
+	[CLIENT_CERT_VERIFY_IF_GIVEN] = "verified if given",
+	[CLIENT_CERT_REQUIRE_AND_VERIFY] = "required and verified",
+};
+
 static void say_listening(const struct server *srv)
 {
 	int i;
@@ -338,7 +493,14 @@ static void say_listening(const struct server *srv)
 		cgcount_backend_name(cgcount_backend(srv->s)));
 	for (i = 0; i < srv->nr_listeners; i++)
 		fprintf(stderr, "%s%s", i ? ", " : "", srv->listening[i]);
-	fprintf(stderr, ", metrics at %s\n", srv->o->path);
+	fprintf(stderr, ", metrics at %s", srv->o->path);
+	if (srv->web && srv->web->cert)
+		fprintf(stderr, ", TLS (client certificates: %s)",
+			client_cert_policy[srv->web->client_auth]);
+	if (srv->web && srv->web->nr_users)
+		fprintf(stderr, ", basic authentication (%zu user%s)", srv->web->nr_users,
+			srv->web->nr_users == 1 ? "" : "s");
+	fputc('\n', stderr);
 }
 
 struct server *server_open(struct cgcount *s, const struct options *o)
@@ -352,6 +514,7 @@ struct server *server_open(struct cgcount *s, const struct options *o)
 	}
 	srv->s = s;
 	srv->o = o;
+	srv->closed_fd = -1;
 	pthread_mutex_init(&srv->lock, NULL);
 	pthread_mutex_init(&srv->scrape_lock, NULL);
 	snprintf(srv->landing_page, sizeof(srv->landing_page),
@@ -364,6 +527,17 @@ struct server *server_open(struct cgcount *s, const struct options *o)
 	pthread_sigmask(SIG_BLOCK, &stop_signals, &srv->unblocked);
 	sigdelset(&srv->unblocked, SIGINT);
 	sigdelset(&srv->unblocked, SIGTERM);
+	/* the files it names are read now, before the privileges' drop */
+	if (o->web_config && !(srv->web = webconfig_load(o->web_config))) {
+		server_close(srv);
+		return NULL;
+	}
+	if (srv->web && srv->web->cert && !MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		fprintf(stderr, PROG ": %s: TLS asked, and libmicrohttpd was built without it\n",
+			o->web_config);
+		server_close(srv);
+		return NULL;
+	}
 	srv->closed_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (srv->closed_fd < 0)
 		perror(PROG ": eventfd");
@@ -398,6 +572,7 @@ void server_close(struct server *srv)
 		close(srv->listeners[i]);
 	if (srv->closed_fd >= 0)
 		close(srv->closed_fd);
+	webconfig_free(srv->web);
 	pthread_mutex_destroy(&srv->scrape_lock);
 	pthread_mutex_destroy(&srv->lock);
 	free(srv);

@@ -20,6 +20,7 @@ enum {
 	OPT_TEXTFILE,
 	OPT_TEXTFILE_INTERVAL,
 	OPT_TEXTFILE_WRITES,
+	OPT_WEB_CONFIG,
 };
 
 static const char *usage_text =
@@ -36,6 +37,9 @@ static const char *usage_text =
 	"                       exporter takes 9464\n"
 	"      --web.telemetry-path=PATH\n"
 	"                       the path of the metrics (default /metrics)\n"
+	"      --web.config.file=FILE\n"
+	"                       TLS, basic authentication and headers: the\n"
+	"                       Prometheus exporters' web configuration (YAML)\n"
 	"      --textfile=FILE  instead of serving, write the metrics to FILE\n"
 	"                       (atomically; - for stdout) every --textfile.interval\n"
 	"                       seconds, totals since the start: for node_exporter's\n"
@@ -86,6 +90,9 @@ static int parse_own_option(struct options *o, int c, const char *arg)
 			return cli_usage_error(PROG, "--web.telemetry-path must start with /");
 		o->path = arg;
 		return 0;
+	case OPT_WEB_CONFIG:
+		o->web_config = arg;
+		return 0;
 	case OPT_TEXTFILE:
 		o->textfile = arg;
 		return 0;
@@ -110,6 +117,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		COLLECTOR_LONG_OPTIONS,
 		{ "web.listen-address", required_argument, NULL, OPT_LISTEN },
 		{ "web.telemetry-path", required_argument, NULL, OPT_PATH },
+		{ "web.config.file", required_argument, NULL, OPT_WEB_CONFIG },
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "textfile.interval", required_argument, NULL, OPT_TEXTFILE_INTERVAL },
 		{ "textfile.writes", required_argument, NULL, OPT_TEXTFILE_WRITES },
