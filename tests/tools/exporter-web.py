@@ -15,8 +15,9 @@
 #
 #  - a scrape with the client certificate and a user's password answers 200
 #    on both addresses, the server's certificate verified against the CA
-#    for each address; the same client trusting only the other CA refuses
-#    the server;
+#    for each address, and a second scrape goes over the same connection
+#    (kept alive: one handshake); the same client trusting only the other
+#    CA refuses the server;
 #  - refused: a client without a certificate, a client whose certificate
 #    the other CA signed, a plain HTTP request to the TLS port;
 #  - basic authentication: no credentials, a wrong password, an unknown
@@ -192,6 +193,25 @@ def request(host, port, headers=None, ctx=None, method="GET"):
         conn.close()
 
 
+def kept_alive(port, headers, ctx):
+    """Two scrapes on one connection: their statuses, and whether the
+    second went over the first's socket (one TLS handshake)."""
+    conn = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=20)
+    statuses, sockets = [], []
+    try:
+        for _ in range(2):
+            conn.request("GET", "/metrics", headers=headers)
+            r = conn.getresponse()
+            r.read()
+            statuses.append(r.status)
+            sockets.append(conn.sock.getsockname() if conn.sock else None)
+    except (OSError, http.client.HTTPException) as e:
+        statuses.append(repr(e))
+    finally:
+        conn.close()
+    return statuses, len(sockets) == 2 and sockets[0] is not None and sockets[0] == sockets[1]
+
+
 def series(body):
     """The series of an exposition (name and labels), without values."""
     return sorted(line.rsplit(" ", 1)[0] for line in body.decode().splitlines()
@@ -204,6 +224,9 @@ def check_tls(port, good):
         check("TLS with the client certificate and alice's password on %s:%d: %s, "
               "the server verified against the CA" % (host, port, status),
               status == 200 and b"perf_cgroup_event_seconds_total{" in body)
+    statuses, same = kept_alive(port, good, tls_context())
+    check("two scrapes on one connection: %s, the connection kept (one handshake): %s"
+          % (statuses, same), statuses == [200, 200] and same)
     status = request("127.0.0.1", port, good, tls_context("other-ca"))[0]
     check("a client trusting another CA refuses the server: %s" % status,
           isinstance(status, str) and "CERTIFICATE_VERIFY_FAILED" in status)
@@ -308,7 +331,7 @@ def main():
     subprocess.run([ip, "link", "set", "lo", "up"], check=False)
     print("TAP version 13")
     # check_tls, check_basic_auth, check_gzip, SIGTERM, check_bad_configs
-    print("1..%d" % (6 + 4 + 3 + 1 + len(BAD_CONFIGS) + 1), flush=True)
+    print("1..%d" % (7 + 4 + 3 + 1 + len(BAD_CONFIGS) + 1), flush=True)
     make_certificates()
     port = free_port()
     config = web_config()

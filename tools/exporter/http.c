@@ -243,22 +243,34 @@ static int authorized(struct server *srv, struct MHD_Connection *conn)
 /* libmicrohttpd's request handler: 401 without the user and password of
  * the web configuration (when it has users); GET and HEAD (its headers
  * without the body) of the metrics and of / (a link to them), 404
- * elsewhere, 405 for other methods.  Called once the request head is in: no
- * body is read. */
+ * elsewhere, 405 for other methods.  libmicrohttpd calls it once the
+ * request head is in, then for each piece of a body, then at the request's
+ * end.  A GET or HEAD is answered at its end, the connection then kept for
+ * the next request (answered earlier, libmicrohttpd would close it: a new
+ * TLS handshake for every scrape); any other method at once, its body
+ * never read, and the connection closed. */
 static enum MHD_Result handle_request(void *cls, struct MHD_Connection *conn, const char *url,
 				      const char *method, const char *version,
 				      const char *upload_data, size_t *upload_data_size,
 				      void **request_context)
 {
+	static int head_seen;		/* a request's context: wait for its end */
+	int get = !strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD);
 	struct server *srv = cls;
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)request_context;
+	if (get && !*request_context) {
+		*request_context = &head_seen;
+		return MHD_YES;
+	}
+	if (get && *upload_data_size) {
+		*upload_data_size = 0;	/* a body sent with a GET: ignored */
+		return MHD_YES;
+	}
 	if (!authorized(srv, conn))
 		return respond_text(srv, conn, MHD_HTTP_UNAUTHORIZED, "Unauthorized\n");
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+	if (!get)
 		return respond_text(srv, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "GET or HEAD only\n");
 	if (!strcmp(url, srv->o->path))
 		return serve_metrics(conn, srv);

@@ -512,17 +512,20 @@ static int setup_tls(const struct parse *p, struct webconfig *wc, const struct t
 	return check_with_gnutls(p, wc);
 }
 
+/* A string that may hold a key: zeroed before it is freed */
+static void free_secret(char *s)
+{
+	if (s)
+		explicit_bzero(s, strlen(s));
+	free(s);
+}
+
 static void free_tls_fields(struct tls_fields *t)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(tls_fields) / sizeof(*tls_fields); i++) {
-		char *s = *(char **)((char *)t + tls_fields[i].offset);
-
-		if (s)
-			explicit_bzero(s, strlen(s));
-		free(s);
-	}
+	for (i = 0; i < sizeof(tls_fields) / sizeof(*tls_fields); i++)
+		free_secret(*(char **)((char *)t + tls_fields[i].offset));
 }
 
 struct webconfig *webconfig_load(const char *file)
@@ -551,13 +554,6 @@ struct webconfig *webconfig_load(const char *file)
 		return NULL;
 	}
 	return wc;
-}
-
-static void free_secret(char *s)
-{
-	if (s)
-		explicit_bzero(s, strlen(s));
-	free(s);
 }
 
 void webconfig_free(struct webconfig *wc)
