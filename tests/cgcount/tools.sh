@@ -101,7 +101,7 @@ def parse(text):
             helps.add(line.split()[2])
         elif line.startswith("# TYPE "):
             types[line.split()[2]] = line.split()[3]
-        elif line.startswith("perf_cgroup_exporter_"):
+        elif line.startswith(("perf_cgroup_exporter_", "process_")):
             continue
         else:
             m = sample.match(line)
