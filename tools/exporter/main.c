@@ -56,9 +56,10 @@ static const char *usage_text =
 	"perf_cgroup_event_seconds_total{cgroup,event} (cpu-clock, task-clock),\n"
 	"perf_cgroup_events_scaling_ratio{cgroup,event} (running / enabled time),\n"
 	"perf_cgroup_exporter_errors_total{kind}, perf_cgroup_exporter_build_info,\n"
-	"perf_cgroup_exporter_cgroups, perf_cgroup_exporter_scrape_duration_seconds.\n"
+	"perf_cgroup_exporter_cgroups, perf_cgroup_exporter_scrape_duration_seconds,\n"
+	"process_* (its own, as client_golang's).\n"
 	"Once counting, it keeps only the capabilities its backend needs and runs\n"
-	"under a seccomp filter.  See cgroup-exporter(1).\n";
+	"under a seccomp allowlist.  See cgroup-exporter(1).\n";
 
 static int add_listen_address(struct options *o, const char *address)
 {
