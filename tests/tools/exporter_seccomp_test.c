@@ -285,8 +285,8 @@ static void expected_backend_line(const char *backend, char *buf, size_t len)
 	if (strcmp(backend, "auto"))
 		snprintf(buf, len, PROG ": backend %s (asked)\n", backend);
 	else if (shared)
-		snprintf(buf, len, PROG ": backend shared (auto: the kernel has "
-			 "PERF_EVENT_IOC_ATTACH_CGROUP)\n");
+		snprintf(buf, len, PROG ": backend shared (auto: the kernel has %s)\n",
+			 "PERF_EVENT_IOC_ATTACH_CGROUP");
 	else
 		snprintf(buf, len, PROG ": backend events (auto: no PERF_EVENT_IOC_ATTACH_CGROUP "
 			 "in this kernel; rstat loads BPF only when asked)\n");
