@@ -42,11 +42,13 @@ enum {
 	"      --collector.depth=N\n"					\
 	"                       export the cgroups at most N levels below the\n" \
 	"                       root (0: the root alone; default: any depth)\n" \
-	"      --[no-]collector.leaves-only\n"				\
+	"      --collector.leaves-only\n"				\
 	"                       export only the cgroups with no exported\n" \
 	"                       descendant (default), so that sum() over the\n" \
-	"                       series counts nothing twice; --no-... exports\n" \
-	"                       every level (a parent includes its children)\n" \
+	"                       series counts nothing twice\n"		\
+	"      --no-collector.leaves-only\n"				\
+	"                       export every level (a parent includes its\n" \
+	"                       children)\n"					\
 	"      --collector.cgroup-include=REGEX\n"			\
 	"      --collector.cgroup-exclude=REGEX\n"			\
 	"                       export only the cgroups whose path (\"/a/b\")\n" \
