@@ -178,10 +178,13 @@ done
 # $VCPUS: the guest's vcpus (default $GUEST_CPUS).
 run_guest() {
 	local id=$1 kernel=$2 name=$3 quiet=${4:-} env=
+	local root=()
 	[ "$name" = - ] || env="KERNEL_NAME=$name"
+	# a systemd set boots the Debian 12 host (scripts/systemd-host-image.sh)
+	[ "${TEST_SETS[$name]:-}" = systemd ] && root=(--root debian12)
 	# the guest's runner keeps the tests of the kernel's set (hw: only hw tests)
 	VM_TCG_THREAD=single scripts/vm-run.sh --kernel "$kernel" --cpus "${VCPUS:-$GUEST_CPUS}" \
-		${CPU_MODEL[$name]:+--cpu-model "${CPU_MODEL[$name]}"} \
+		${CPU_MODEL[$name]:+--cpu-model "${CPU_MODEL[$name]}"} "${root[@]}" \
 		--timeout "$TIMEOUT" ${quiet:+"$quiet"} --keep "$OUT/vm$id" -- \
 		${env:+"$env"} TEST_SET="${TEST_SETS[$name]:-all}" GUEST_TCG=single VM_TESTS_DIR="$OUT/guest$id" \
 		scripts/run-tests.sh 2>"$OUT/vm$id-run.err"

@@ -10,14 +10,15 @@
 # kernels of tests/kernels.list) adds the modules the guest needs to reach
 # the host and that the kernel may not have built in: virtio's PCI
 # transport and virtiofs (Debian's cloud kernels have no 9p at all; 6.1's
-# builds virtio itself as modules), with every module they depend on.
+# builds virtio itself as modules), and virtio_blk for the disk of
+# scripts/vm-run.sh --root, with every module they depend on.
 # They are stored uncompressed in /modules, and /modules/load lists them in
 # dependency order for the init to insmod.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$1
 MODDIR=${2:-}
-GUEST_MODULES=(virtio_pci virtiofs)
+GUEST_MODULES=(virtio_pci virtiofs virtio_blk)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 case $(ldd "$BUSYBOX" 2>&1) in *"not a dynamic"*) ;; *) false ;; esac ||
 	{ echo "error: $BUSYBOX is not the static busybox (make deps installs busybox-static)" >&2; exit 1; }

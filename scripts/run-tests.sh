@@ -30,9 +30,14 @@
 # PMU, which only the arm64 guests have (QEMU's PMUv3; x86 under TCG has
 # none), and runs on the kernels whose tests are "hw" or "hw-no-patch" in
 # tests/kernels.list, and on no other.
+# "systemd" for a test of a whole Debian host with systemd as init (the
+# image of scripts/systemd-host-image.sh): it runs on the kernels whose
+# tests are "systemd" in tests/kernels.list, which scripts/check.sh boots
+# with that root, and on no other.
 # TEST_SET=no-patch selects only the no-patch tests (default: all, every
 # test but the hw ones); TEST_SET=hw only the hw tests, and
-# TEST_SET=hw-no-patch the hw tests that are also no-patch. With $KERNEL_NAME
+# TEST_SET=hw-no-patch the hw tests that are also no-patch, TEST_SET=systemd
+# only the systemd tests. With $KERNEL_NAME
 # set (scripts/check.sh sets it), every result line names the kernel:
 # "ok 3 stock-6.1: cgrstat # 16s".
 # --list prints, instead of running them, one line per selected test: its
@@ -85,7 +90,7 @@ selected() {
 }
 
 # parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), hw (0 or 1), only (a kernel's name, or
+# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), hw (0 or 1), systemd (0 or 1), only (a kernel's name, or
 # empty), name and cmd
 parse_line() {
 	local rest=$1
@@ -95,6 +100,7 @@ parse_line() {
 	onevcpu=0
 	nopatch=0
 	hw=0
+	systemd=0
 	only=
 	while :; do
 		case $rest in
@@ -105,6 +111,7 @@ parse_line() {
 		one-vcpu[[:space:]]*) onevcpu=1 ;;
 		no-patch[[:space:]]*) nopatch=1 ;;
 		hw[[:space:]]*) hw=1 ;;
+		systemd[[:space:]]*) systemd=1 ;;
 		*) break ;;
 		esac
 		rest=${rest#*[[:space:]]}
@@ -134,10 +141,11 @@ for list in "$LISTDIR"/*.list; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
 		case ${TEST_SET:-all} in
-		all) [ $hw = 0 ] ;;
-		no-patch) [ $hw = 0 ] && [ $nopatch = 1 ] ;;
+		all) [ $hw = 0 ] && [ $systemd = 0 ] ;;
+		no-patch) [ $hw = 0 ] && [ $systemd = 0 ] && [ $nopatch = 1 ] ;;
 		hw) [ $hw = 1 ] ;;
 		hw-no-patch) [ $hw = 1 ] && [ $nopatch = 1 ] ;;
+		systemd) [ $systemd = 1 ] ;;
 		*) false ;;
 		esac || continue
 		[ -n "$only" ] && ! kernel_matches "$only" && continue

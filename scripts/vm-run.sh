@@ -18,6 +18,11 @@
 #   --allow-splat    do not fail on a kernel BUG/WARNING/... in the guest log
 #   --quiet          do not stream the command's output while it runs
 #   --keep DIR       use DIR (under build/) as the run directory and keep it
+#   --root ROOT      boot a whole Debian system with systemd as init, from
+#                    the disk image ROOT (debian12: the Debian 12 host that
+#                    scripts/systemd-host-image.sh builds): the initramfs
+#                    switches to it, and its guest-command.service runs the
+#                    command (a Debian kernel: virtio_blk and ext4)
 #   --cpu-model M    an arm64 guest's QEMU cpu model (default max, with
 #                    pauth-impdef=on): cortex-a72 has the PMUv3 of ARMv8.0,
 #                    whose event counters are 32 bits wide (max: PMUv3p5, 64)
@@ -57,6 +62,7 @@ RUNDIR=
 KEEP=0
 EXACT=0
 CPU_MODEL=max,pauth-impdef=on
+ROOTIMG=
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 2; }
 while [ $# -gt 0 ]; do
@@ -70,6 +76,7 @@ while [ $# -gt 0 ]; do
 	--keep) RUNDIR=$2; KEEP=1; shift 2 ;;
 	--exact) EXACT=1; shift ;;
 	--cpu-model) CPU_MODEL=$2; shift 2 ;;
+	--root) ROOTIMG=$2; shift 2 ;;
 	--shell) MODE=shell; shift ;;
 	--) shift; break ;;
 	-h|--help) usage ;;
@@ -202,6 +209,12 @@ else
 fi
 # how /repo and /usr arrive (scripts/guest/init), the kernel's matrix name
 APPEND+=" vmfs=$VMFS${KNAME:+ vmkernel=$KNAME}"
+if [ -n "$ROOTIMG" ]; then
+	[ "$ROOTIMG" = debian12 ] && { ROOTIMG=$(scripts/systemd-host-image.sh) || exit 125; }
+	# snapshot=on: the guest's writes go to a temporary file, not the image
+	QEMU+=(-drive "file=$ROOTIMG,if=virtio,format=raw,snapshot=on")
+	APPEND+=" vmroot=/dev/vda"
+fi
 QEMU+=(-nodefaults -nographic -no-reboot -kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND")
 
 # share_dirs: the repository and the host's /usr for the guest's init
