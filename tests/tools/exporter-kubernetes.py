@@ -22,7 +22,11 @@
 #    (nothing counted twice);
 #  - --collector.depth, -include and -exclude export the cgroups they say,
 #    the leaves of what they keep; --no-collector.leaves-only every level,
-#    a parent within 5 % of its children's sum.
+#    a parent within 5 % of its children's sum;
+#  - cgtop, cgrstat and memcg-stat take --path.cgroupfs there too: cgtop
+#    shows the containers with and without CAP_SYS_ADMIN, cgrstat counts
+#    with it and refuses without, memcg-stat reads as outside any namespace
+#    (as text without it).
 # TOOLS_BIN selects the binaries (default build/bin).
 import os
 import re
@@ -86,30 +90,41 @@ def spin_in(cg):
     procs.append(p)
 
 
+def in_container(tmp, name, argv, caps):
+    """ARGV (its first word a tool of BIN) as a container runs it: a
+    command line and the --path.cgroupfs to give"""
+    host = os.path.join(tmp, name, "host/sys/fs/cgroup")
+    os.makedirs(host)
+    drop = [] if caps else [shutil.which("setpriv") or "/usr/bin/setpriv",
+                            "--bounding-set=-sys_admin"]
+    script = ('mount --bind /sys/fs/cgroup "$1" && umount -l /sys/fs/cgroup && '
+              'mount -t cgroup2 none /sys/fs/cgroup && shift && exec "$@"')
+    return (["unshare", "--mount", "--cgroup", "--propagation", "private", "sh", "-c",
+             script, "sh", host] + drop + [os.path.join(BIN, argv[0]),
+                                           "--path.cgroupfs=" + host] + argv[1:])
+
+
+def enter_pod_cgroup():
+    with open(CGROOT + POD_CG + "/cgroup.procs", "w") as f:
+        f.write("0")
+
+
+def run_in_container(tmp, name, argv, caps):
+    return subprocess.run(in_container(tmp, name, argv, caps), capture_output=True, text=True,
+                          timeout=120, preexec_fn=enter_pod_cgroup)
+
+
 class Exporter:
     """cgroup-exporter in a container's namespaces (see the top)."""
 
     def __init__(self, tmp, name, args, caps=True, port=None):
-        host = os.path.join(tmp, name, "host/sys/fs/cgroup")
-        os.makedirs(host)
         self.err_path = os.path.join(tmp, name + ".err")
         self.port = port
-        drop = [] if caps else [shutil.which("setpriv") or "/usr/bin/setpriv",
-                                "--bounding-set=-sys_admin"]
         listen = ["--web.listen-address=127.0.0.1:%d" % port] if port else []
-        script = ('mount --bind /sys/fs/cgroup "$1" && umount -l /sys/fs/cgroup && '
-                  'mount -t cgroup2 none /sys/fs/cgroup && shift && exec "$@"')
-
-        def enter():
-            with open(CGROOT + POD_CG + "/cgroup.procs", "w") as f:
-                f.write("0")
         with open(self.err_path, "w") as err:
             self.proc = subprocess.Popen(
-                ["unshare", "--mount", "--cgroup", "--propagation", "private", "sh", "-c",
-                 script, "sh", host] + drop +
-                [os.path.join(BIN, "cgroup-exporter"), "--path.cgroupfs=" + host,
-                 "-e", "cpu-clock"] + listen + args,
-                stderr=err, preexec_fn=enter)
+                in_container(tmp, name, ["cgroup-exporter", "-e", "cpu-clock"] + listen + args,
+                             caps), stderr=err, preexec_fn=enter_pod_cgroup)
         procs.append(self.proc)
 
     def err(self):
@@ -234,6 +249,37 @@ def run(tmp):
     check_filters(cpu_series(first["depth-regex"]), cpu_series(second["depth-regex"]),
                   truths["depth-regex"])
     check_all_levels(cpu_series(first["all-levels"]), cpu_series(second["all-levels"]))
+    check_other_tools(tmp)
+
+
+def check_other_tools(tmp):
+    """cgtop, cgrstat and memcg-stat with --path.cgroupfs in the same namespaces"""
+    for caps in (True, False):
+        how = "with" if caps else "without"
+        out = run_in_container(tmp, "cgtop-" + how, ["cgtop", "-b", "-n", "1", "-d", "0.5",
+                                                     "-e", "cpu-clock", "-r", "^/kubepods"], caps)
+        check("cgtop %s CAP_SYS_ADMIN shows the containers" % how,
+              out.returncode == 0 and all(cg in out.stdout for cg in CONTAINERS),
+              "exit %d: %s" % (out.returncode, out.stderr.strip()))
+    argv = ["cgrstat", "-e", "cpu-clock", "-r", POD1, "-d", "1"]
+    out = run_in_container(tmp, "cgrstat-with", argv, True)
+    check("cgrstat with CAP_SYS_ADMIN counts the pod's containers",
+          out.returncode == 0 and "cgroup %s\n" % C1 in out.stdout
+          and "cgroup %s\n" % C2 in out.stdout, "exit %d: %s" % (out.returncode, out.stderr))
+    out = run_in_container(tmp, "cgrstat-without", argv, False)
+    check("cgrstat without it exits 1 saying why", out.returncode == 1
+          and "find cgroups by id" in out.stderr, "exit %d: %s" % (out.returncode, out.stderr))
+    plain = subprocess.run([os.path.join(BIN, "memcg-stat"), "-f", "anon", CGROOT + C1],
+                           capture_output=True, text=True, timeout=120)
+    for caps in (True, False):
+        how = "with" if caps else "without"
+        out = run_in_container(tmp, "memcg-" + how, ["memcg-stat", "-f", "anon", C1[1:]], caps)
+        said = "reading memory.stat as text" in out.stderr
+        check("memcg-stat %s CAP_SYS_ADMIN reads a relative cgroup as outside any namespace "
+              "(exit %d)%s" % (how, plain.returncode, "" if caps else ", as text"),
+              out.returncode == plain.returncode and said != caps
+              and len(out.stdout.splitlines()) == len(plain.stdout.splitlines()),
+              "exit %d: %s %s / %s" % (out.returncode, out.stdout, out.stderr, plain.stdout))
 
 
 def bracketed(e):
