@@ -166,8 +166,10 @@ TEST_F(dropped, refuses_what_it_does_not_use)
 	memset(&attr, 0, sizeof(attr));
 	if (strcmp(variant->backend, "rstat"))
 		EXPECT_EPERM(syscall(SYS_bpf, BPF_MAP_LOOKUP_ELEM, &attr, sizeof(attr)));
-	else
+	else {	/* rstat: only its reads' commands */
 		EXPECT_EPERM(syscall(SYS_bpf, BPF_PROG_GET_FD_BY_ID, &attr, sizeof(attr)));
+		EXPECT_EPERM(syscall(SYS_bpf, BPF_MAP_UPDATE_ELEM, &attr, sizeof(attr)));
+	}
 	if (strcmp(variant->backend, "events"))
 		EXPECT_EPERM(syscall(SYS_perf_event_open, &pe, -1, 0, -1, 0));
 }

@@ -9,7 +9,7 @@
  *    gets perf events of its own).  The shared backend's ioctls need none,
  *    nor do rstat's reads: the bpf() commands they make on the programs,
  *    links and maps it holds (iterator links, program test runs, map
- *    updates) check no capability on 6.1 or later; loading (BPF_PROG_LOAD,
+ *    lookups) check no capability on 6.1 or later; loading (BPF_PROG_LOAD,
  *    BPF_MAP_CREATE) does, and is done.  Every other one goes from the effective, permitted and
  *    inheritable sets, the ambient set is cleared and so is the bounding set
  *    (when the exporter may: CAP_SETPCAP);
@@ -174,12 +174,12 @@ static const char *const allowed_syscalls[] = {
 #define IOC_TYPE_MASK 0xff00
 #define TCGETS_REQUEST 0x5401	/* isatty(): x86-64 and arm64 alike */
 
-/* bpf() commands of rstat's reads, on the maps, programs and links it
- * holds: map reads, an iterator link on a loaded program and its reads,
- * test runs on a cpu, object information */
+/* bpf() commands of rstat's reads (lib/cgrstat/cgrstat_read.c, traced), on
+ * the maps, programs and links it holds: map reads, an iterator link on a
+ * loaded program and its reads, test runs on a cpu, object information;
+ * its map updates are done at load */
 static const int rstat_bpf_cmds[] = {
-	BPF_MAP_LOOKUP_ELEM, BPF_MAP_UPDATE_ELEM, BPF_MAP_DELETE_ELEM, BPF_MAP_GET_NEXT_KEY,
-	BPF_MAP_LOOKUP_BATCH, BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_LINK_CREATE,
+	BPF_MAP_LOOKUP_ELEM, BPF_PROG_TEST_RUN, BPF_OBJ_GET_INFO_BY_FD, BPF_LINK_CREATE,
 	BPF_ITER_CREATE,
 };
 
