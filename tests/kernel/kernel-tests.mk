@@ -50,3 +50,14 @@ $(PERF_SELFTEST_BINS) &: $(KHDR)/linux/perf_event.h
 	@touch $(PERF_SELFTEST_BINS)
 
 GUEST_BINS += $(PCG_BINS) $(PERF_SELFTEST_BINS)
+
+# move_window: a BPF program (move_window.bpf.c) holds task moves inside
+# the cgroup core's migration, between CGROUP_TASK_MIGRATING and the commit
+PCG_OUT := $(BUILD)/tests/kernel
+$(eval $(call BPF_SKEL_RULES,$(PCG_DIR),$(PCG_OUT)))
+$(BUILD)/bin/perf_cgroup_move_window: $(PCG_DIR)/move_window.c $(PCG_OUT)/move_window.skel.h \
+		$$(PCG_HDRS) $(PCG_LIB_O) $$(CGTEST_LIB) $$(CGUTIL_LIB) $(LIBBPF_A)
+	@mkdir -p $(@D)
+	$(CC) $(PCG_CFLAGS) $(LIBBPF_CFLAGS) -I$(PCG_OUT) -o $@ $< $(PCG_LIB_O) \
+		$(CGTEST_LDLIBS) $(LIBBPF_A) $(LIBBPF_LDLIBS) -lpthread
+GUEST_BINS += $(BUILD)/bin/perf_cgroup_move_window
