@@ -84,14 +84,21 @@ TEST_F(attach, cpu_clock_matches_cpu_stat_and_cgroup_event)
 /*
  * Hierarchy: root/p/{c1,c2} with a task in p itself; root, c1 and c2 are
  * attached, p (intermediate) is not. The root node counts everything below
- * it: root == own(p) + c1 + c2, and each part matches cpu.stat (5%).
+ * it: root == own(p) + c1 + c2, and each part matches cpu.stat (5%). p's
+ * own share is a difference of differences, compared with classic cgroup
+ * events on p, c1 and c2 (p's counts its children too), which cut time at
+ * the same switches as the node: cpu.stat charges a switch's own work to
+ * the next task, which puts that difference 8% off under a loaded debug
+ * kernel.
  */
 TEST_F(attach, hierarchy_parent_is_own_plus_children)
 {
 	char p[CGTEST_PATH_MAX], c1[CGTEST_PATH_MAX], c2[CGTEST_PATH_MAX];
+	const char *paths[3] = { p, c1, c2 };
+	struct pcg_events classic[3] = { 0 };
 	struct pcg_reading top, r1, r2;
+	uint64_t ids[3], cl[3];
 	int64_t u0[3], u1[3];
-	uint64_t ids[3];
 	pid_t pid[3];
 	int i;
 
@@ -104,32 +111,36 @@ TEST_F(attach, hierarchy_parent_is_own_plus_children)
 	ASSERT_EQ(0, pcg_open_cpu_events(&self->ev, PERF_COUNT_SW_CPU_CLOCK,
 					 0, 0));
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, ids, 3));
-	u0[0] = usage_ns(p);
-	u0[1] = usage_ns(c1);
-	u0[2] = usage_ns(c2);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pcg_open_cgroup_events(&classic[i], paths[i],
+						    PERF_COUNT_SW_CPU_CLOCK, 0));
+	for (i = 0; i < 3; i++)
+		u0[i] = usage_ns(paths[i]);
 	pid[0] = cgtest_spawn_busy(p, BUSY_NS / 2, -1, NULL);
 	pid[1] = cgtest_spawn_busy(c1, BUSY_NS, -1, NULL);
 	pid[2] = cgtest_spawn_busy(c2, BUSY_NS / 2, -1, NULL);
 	for (i = 0; i < 3; i++)
 		ASSERT_WORKER(pid[i]);
-	u1[0] = usage_ns(p);
-	u1[1] = usage_ns(c1);
-	u1[2] = usage_ns(c2);
+	for (i = 0; i < 3; i++)
+		u1[i] = usage_ns(paths[i]);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pcg_read_sum(&classic[i], &cl[i]));
 	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[0], 0, &top));
 	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[1], 0, &r1));
 	ASSERT_EQ(0, pcg_read_cgroup_sum(&self->ev, ids[2], 0, &r2));
+	for (i = 0; i < 3; i++)
+		pcg_close_events(&classic[i]);
 
-	TH_LOG("top %lu c1 %lu c2 %lu; cpu.stat p %ld c1 %ld c2 %ld",
+	TH_LOG("top %lu c1 %lu c2 %lu; cpu.stat p %ld c1 %ld c2 %ld; classic p %lu c1 %lu c2 %lu",
 	       top.value, r1.value, r2.value, u1[0] - u0[0], u1[1] - u0[1],
-	       u1[2] - u0[2]);
+	       u1[2] - u0[2], cl[0], cl[1], cl[2]);
 	ASSERT_LE(r1.value + r2.value, top.value);
 	EXPECT_TRUE(cgtest_within_pct(r1.value, u1[1] - u0[1], 5));
 	EXPECT_TRUE(cgtest_within_pct(r2.value, u1[2] - u0[2], 5));
-	/* own(p) = p's usage minus its children's, from cpu.stat alone */
-	EXPECT_TRUE(cgtest_within_pct(top.value - r1.value - r2.value,
-				      (u1[0] - u0[0]) - (u1[1] - u0[1]) -
-				   (u1[2] - u0[2]), 5));
 	EXPECT_TRUE(cgtest_within_pct(top.value, u1[0] - u0[0], 5));
+	/* own(p): what the root counted beyond c1 and c2, against classic p's beyond theirs */
+	EXPECT_TRUE(cgtest_within_pct(top.value - r1.value - r2.value,
+				      cl[0] - cl[1] - cl[2], 5));
 }
 
 /*
@@ -236,7 +247,7 @@ TEST_F(attach, group_read_per_cgroup)
 	const uint64_t fmt = PERF_FORMAT_GROUP | PERF_FORMAT_ID | TIMES;
 	struct pcg_events sib;
 	uint64_t out[3 + 2 * 2], sum[2] = { 0, 0 }, te = 0, tr = 0;
-	uint64_t own_csw, lead_id, sib_id, total[7], sib_total = 0;
+	uint64_t own_csw, lead_id, sib_id, total[7], sib_total = 0, classic;
 	int64_t u0, u1;
 	pid_t pids[2], busy;
 	int cpu, ret;
@@ -253,6 +264,8 @@ TEST_F(attach, group_read_per_cgroup)
 					     fmt));
 	ASSERT_EQ(0, pcg_attach_all(&self->ev, &self->ida, 1));
 	ASSERT_EQ(0, pcg_enable(&self->ev));
+	ASSERT_EQ(0, pcg_open_cgroup_events(&self->classic, self->a,
+					    PERF_COUNT_SW_CPU_CLOCK, 0));
 	u0 = usage_ns(self->a);
 	busy = cgtest_spawn_busy(self->a, BUSY_NS / 2, -1, &self->st[2]);
 	ASSERT_EQ(0, cgtest_spawn_pingpong(self->a, self->b, PINGPONG_ITERS, 0,
@@ -261,6 +274,7 @@ TEST_F(attach, group_read_per_cgroup)
 	ASSERT_WORKER(pids[0]);
 	ASSERT_WORKER(pids[1]);
 	u1 = usage_ns(self->a);
+	ASSERT_EQ(0, pcg_read_sum(&self->classic, &classic));
 
 	for (cpu = 0; cpu < self->ev.nr; cpu++) {
 		ASSERT_EQ(0, event_id(self->ev.fd[cpu], &lead_id));
@@ -287,9 +301,17 @@ TEST_F(attach, group_read_per_cgroup)
 	own_csw = self->st[0].csw_end - self->st[0].csw_joined +
 		  self->st[2].csw_end - self->st[2].csw_joined;
 
-	TH_LOG("group: cpu-clock %lu (cpu.stat %ld) enabled %lu running %lu, csw %lu (rusage %lu, event total %lu)",
-	       sum[0], u1 - u0, te, tr, sum[1], own_csw, sib_total);
-	EXPECT_TRUE(cgtest_within_pct(sum[0], u1 - u0, 5));
+	TH_LOG("group: cpu-clock %lu (classic %lu, cpu.stat %ld) enabled %lu running %lu, csw %lu (rusage %lu, event total %lu)",
+	       sum[0], classic, u1 - u0, te, tr, sum[1], own_csw, sib_total);
+	/*
+	 * The ping-pong switches thousands of times: cpu.stat charges each
+	 * switch's own work to the next task and perf to the previous one,
+	 * which under emulation on a loaded host is 16% of a's time. The
+	 * classic cgroup event cuts time where the node does; cpu.stat stays
+	 * a sanity bound.
+	 */
+	EXPECT_TRUE(cgtest_within_pct(sum[0], classic, 2));
+	EXPECT_TRUE(cgtest_within_pct(sum[0], u1 - u0, 20));
 	EXPECT_TRUE(cgtest_within_pct(te, sum[0], 2));
 	EXPECT_LE(own_csw, sum[1]);
 	EXPECT_GE(own_csw + own_csw / 50 + 10, sum[1]);
