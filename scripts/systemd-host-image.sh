@@ -64,7 +64,12 @@ SECURITY_MIRROR=$(scripts/debian-archive.sh security)
 echo "  FETCH   Debian 12 systemd host: $IMAGE" >&2
 tmp=$(mktemp -d "$OUTDIR/.root.XXXXXX")
 trap 'rm -rf "$tmp" "$tmp.img"' EXIT
-# the hooks run on the host with the root as $1 (single quotes: theirs)
+# The hooks run on the host with the root as $1 (single quotes: theirs).
+# guest-command.service runs scripts/vm-run.sh's command; Prometheus is
+# installed disabled (the test configures it, then enables it); no getty
+# (the host has no udev, whose device units they wait for, nor dbus);
+# /etc/machine-id is left empty (mmdebstrap's cleanup): systemd makes one
+# at each boot, which is not a first boot.
 # shellcheck disable=SC2016
 mmdebstrap --quiet --mode=root --variant=apt --architectures=amd64 \
 	--aptopt='APT::Install-Recommends "false"' \
@@ -77,7 +82,7 @@ mmdebstrap --quiet --mode=root --variant=apt --architectures=amd64 \
 	--customize-hook='chroot "$1" systemctl --quiet enable guest-command.service; chroot "$1" systemctl --quiet set-default multi-user.target' \
 	--customize-hook='chroot "$1" systemctl --quiet disable prometheus.service 2>/dev/null' \
 	--customize-hook='chroot "$1" systemctl --quiet mask getty@.service serial-getty@.service getty-static.service systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer' \
-	--customize-hook='echo debian12 >"$1/etc/hostname"; mkdir -p "$1/repo"; echo 0123456789abcdef0123456789abcdef >"$1/etc/machine-id"' --skip=cleanup/reproducible/machine-id \
+	--customize-hook='echo debian12 >"$1/etc/hostname"; mkdir -p "$1/repo"' \
 	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages' \
 	bookworm "$tmp" \
 	"deb $MIRROR bookworm main" "deb $SECURITY_MIRROR bookworm-security main" >&2

@@ -17,4 +17,4 @@ $(SYSTEMD_HOST_DEBS): $$(CGC_LIB_SO) $$(CGC_TOOL_BINS) $$(addprefix $(BUILD)/bin
 
 $(SYSTEMD_HOST_IMAGE): $(SYSTEMD_HOST_DEBS) scripts/systemd-host-image.sh \
 		$(shell find tests/systemd-host/image -type f)
-	@scripts/systemd-host-image.sh >$@.tmp && mv $@.tmp $@
+	@scripts/systemd-host-image.sh >$@.$$$$ && mv $@.$$$$ $@
