@@ -26,10 +26,10 @@
 # the guest's clock is the host's (x86 under TCG), a host preemption of
 # QEMU's thread between the points where two backends read the clock at a
 # switch or a move gives its length to one cgroup in one backend and to
-# the neighbouring cgroup in the other (docs/known-issues.md), and the
-# guest's ticks, in host time too, preempt a task inside its slow emulated
-# move often enough to shift a few of its switches: both only within what
-# the host's load allows.
+# the neighbouring cgroup in the other (docs/development.md, "Comparing
+# backends"), and the guest's ticks, in host time too, preempt a task
+# inside its slow emulated move often enough to shift a few of its
+# switches: both only within what the host's load allows.
 # Hardware events (AGREE_EVENTS with cycles,instructions:u, the arm64
 # guests): each backend takes one counter per event (the events backend
 # one per cgroup level that holds the running task: the cgroups are
