@@ -22,6 +22,8 @@ OUT=build/arm64/rootfs
 PACKAGES=(
 	# what the guest's tests run: bash and the shell's tools
 	bash coreutils grep sed gawk findutils procps util-linux diffutils
+	# the tests that scrape the exporter (urllib) or parse its answers
+	python3
 	# the initramfs's static busybox (scripts/mkinitramfs.sh)
 	busybox-static
 	# the sysroot: libc, libcgcount's and perf's libraries

@@ -24,7 +24,7 @@
 BIN=${CGC_BIN:-build/cgcount/asan/bin}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 # shellcheck disable=SC2034 # read by the sourcing test
-BACKENDS="events shared rstat"
+BACKENDS=${ADV_BACKENDS:-events shared rstat}
 
 # The kernel series' shared backend is on our kernels only; events and rstat
 # need no patch: every kernel of tests/kernels.list has them.

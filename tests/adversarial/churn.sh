@@ -1,8 +1,11 @@
 #!/bin/bash
-# Guest test (TAP): cgroups made and removed every millisecond below the
+# Guest test (TAP): cgroups made and removed every CHURN_PERIOD_US
+# (default 1000: every millisecond) below the
 # counted tree (mkdir + rmdir, a new name each time) while cgtop and
 # cgroup-exporter count it, on every backend (shared where the kernel has
 # it), for CHURN_SECONDS (default 4):
+#  - the churn keeps its pace: one cgroup per tick on absolute deadlines
+#    (tests/adversarial/churn.c), every tick done;
 #  - cgtop -b -d 0.2 exits 0 after its tables, nothing on stderr (no read
 #    failed), the busy cgroup in every table;
 #  - the exporter, scraped every 0.2 s: every scrape HTTP 200 with the busy
@@ -23,6 +26,7 @@ NAME=advchurn-$$
 CG=$ROOT/$NAME
 PORT=${CGC_PORT:-9483}
 SECONDS_=${CHURN_SECONDS:-4}
+PERIOD_US=${CHURN_PERIOD_US:-1000}
 DELAY=0.2
 TABLES=$(awk -v s="$SECONDS_" -v d=$DELAY 'BEGIN { print int(s / d) }')
 
@@ -32,19 +36,10 @@ mkdir -p "$CG/busy" "$CG/churn" || exit 1
 bash -c "echo \$\$ > '$CG/busy/cgroup.procs'; while :; do :; done" &
 pids+=($!)
 
-# mkdir + rmdir every millisecond for SECS; prints how many
+# mkdir + rmdir every PERIOD_US for SECS, on absolute deadlines
+# (tests/adversarial/churn.c); prints "CYCLES TICKS MAX_LAG_US"
 churn() { # SECS
-	python3 - "$CG/churn" "$1" <<'EOF'
-import os, sys, time
-d, end, n = sys.argv[1], time.monotonic() + float(sys.argv[2]), 0
-while time.monotonic() < end:
-    p = "%s/c%d" % (d, n)
-    os.mkdir(p)
-    os.rmdir(p)
-    n += 1
-    time.sleep(0.001)
-print(n)
-EOF
+	build/tests/adversarial/churn "$CG/churn" "$1" "$PERIOD_US"
 }
 
 # scrape every DELAY s for SECS; prints "STATUSES SCRAPES WITH_BUSY COUNTED LO HI":
@@ -94,9 +89,9 @@ EOF
 }
 
 echo "TAP version 13"
-echo "1..$((5 * $(wc -w <<<"$BACKENDS")))"
+echo "1..$((6 * $(wc -w <<<"$BACKENDS")))"
 for b in $BACKENDS; do
-	backend_runs "$b" 5 || continue
+	backend_runs "$b" 6 || continue
 	start_exporter "$b" "^/$NAME/"
 	scrape "$PORT" "$tmp/metrics" >/dev/null	# listening, its counters open
 	churn "$((SECONDS_ + 2))" >"$tmp/churned" &
@@ -108,15 +103,19 @@ for b in $BACKENDS; do
 	wait "$top"
 	top_rc=$?
 	wait "$churner"
+	churn_rc=$?
 	kill -TERM "$exporter"
 	wait "$exporter"
 	exp_rc=$?
 	tables=$(grep -c '^cgtop:' "$tmp/top")
 	busy_rows=$(awk -v p="/$NAME/busy" '$NF == p' "$tmp/top" | wc -l)
-	echo "# --backend $b: $(cat "$tmp/churned") cgroups made and removed in $((SECONDS_ + 2)) s"
+	read -r cycles ticks max_lag <"$tmp/churned"
+	echo "# --backend $b: churn: exit $churn_rc, $cycles cgroups made and removed in $((SECONDS_ + 2)) s ($ticks ticks of $PERIOD_US us, the latest $max_lag us late)"
 	echo "# --backend $b: cgtop: exit $top_rc, $tables tables, busy in $busy_rows; $(head -c 200 "$tmp/top.err")"
 	echo "# --backend $b: exporter: HTTP $statuses, $nr scrapes, busy in $with_busy; busy counted $counted s, cpu.stat $lo-$hi s"
 	tail -3 "$tmp/exp.err" | sed 's/^/# /'
+	check "--backend $b: a cgroup made and removed every $PERIOD_US us ($cycles of $ticks ticks, exit $churn_rc)" \
+		[ "$churn_rc" = 0 -a "$cycles" = "$ticks" ]
 	check "--backend $b: cgtop under churn exits 0, nothing on stderr ($top_rc)" \
 		[ "$top_rc" = 0 -a ! -s "$tmp/top.err" ]
 	check "--backend $b: cgtop printed $tables of $TABLES tables, the busy cgroup in each ($busy_rows)" \
