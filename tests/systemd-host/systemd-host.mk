@@ -12,6 +12,7 @@ GUEST_BINS += $(SYSTEMD_HOST_IMAGE)
 
 $(SYSTEMD_HOST_DEBS): $$(CGC_LIB_SO) $$(CGC_TOOL_BINS) $$(addprefix $(BUILD)/bin/,$$(TOOLS_INSTALLED)) \
 		$(wildcard debian/* deploy/*/* docs/man/*)
+	@mkdir -p $(@D)
 	@deploy/build-deb.sh $(@D) >$(@D).log 2>&1 || { tail -30 $(@D).log; exit 1; }
 	@touch $@
 
