@@ -20,5 +20,5 @@ $(TOOLS_TEST_OUT)/kubelet_test: tests/tools/kubelet_test.c $$(TOOLS_DIR)/exporte
 	@mkdir -p $(@D)
 	$(CC) $(CGC_TEST_CFLAGS) $(SANITIZE_CFLAGS) -Itools/exporter $< tools/exporter/kubelet.c -o $@
 
-GUEST_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test
-ARM64_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test $(TOOLS_TEST_OUT)/kubelet_test
+GUEST_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test $(TOOLS_TEST_OUT)/kubelet_test
+ARM64_BINS += $(TOOLS_TEST_OUT)/exporter_seccomp_test
