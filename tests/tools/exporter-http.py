@@ -30,15 +30,14 @@ import os
 import resource
 import select
 import shutil
-import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 
-BIN = os.environ.get("TOOLS_BIN", "build/bin")
+from tooltest import BIN, Process, bail, check, free_port, loopback_up, note, passed, results, run_test
+
 EXPORTER = [os.path.join(BIN, "cgroup-exporter"), "--backend", "events",
             "-e", "cpu-clock", "-r", "^/$"]
 DEADLINE = 10           # cgroup-exporter(1): a request in and its answer out
@@ -47,63 +46,17 @@ SCRAPE_LIMIT = 2.0      # seconds a scrape may take under abuse
 EMFILE_CPU_LIMIT = 0.3  # seconds of CPU in EMFILE_SECONDS (see above)
 EMFILE_SECONDS = 3.0
 
-results = []
 tmp = tempfile.mkdtemp()
 
 
-def check(what, cond):
-    results.append(bool(cond))
-    print("%s %d %s" % ("ok" if cond else "not ok", len(results), what), flush=True)
-
-
-def note(msg):
-    for line in str(msg).splitlines():
-        print("# " + line, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Exporter:
-    """cgroup-exporter on ADDRESSES, started and waited for until it listens."""
-
-    def __init__(self, *addresses):
-        self.err = os.path.join(tmp, "exporter-%d.err" % len(results))
-        with open(self.err, "w") as err:
-            self.proc = subprocess.Popen(
-                EXPORTER + ["--web.listen-address=" + a for a in addresses],
-                stderr=err)
-        end = time.monotonic() + 10
-        while "listening" not in self.stderr():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                note(self.stderr())
-                print("Bail out! the exporter did not listen on %s" % (addresses,))
-                sys.exit(1)
-            time.sleep(0.1)
-
-    def stderr(self):
-        with open(self.err) as f:
-            return f.read()
-
-    def cpu_seconds(self):
-        with open("/proc/%d/stat" % self.proc.pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        # utime and stime, fields 14 and 15 of proc(5)
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-    def open_fds(self):
-        return len(os.listdir("/proc/%d/fd" % self.proc.pid))
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return "none (killed after 15 s)"
+def start_exporter(*addresses):
+    """cgroup-exporter on ADDRESSES, waited for until it listens."""
+    exp = Process(EXPORTER + ["--web.listen-address=" + a for a in addresses],
+                  os.path.join(tmp, "exporter-%d.err" % len(results)))
+    if not exp.wait_listening(10):
+        note(exp.stderr())
+        bail("the exporter did not listen on %s" % (addresses,))
+    return exp
 
 
 def request(host, port, method="GET", path="/metrics", body=None, timeout=10):
@@ -140,12 +93,12 @@ def closed_by_peer(s):
 
 def check_methods():
     port = free_port()
-    exp = Exporter("127.0.0.1:%d" % port)
+    exp = start_exporter("127.0.0.1:%d" % port)
     get = request("127.0.0.1", port)
     head = request("127.0.0.1", port, "HEAD")
     post = request("127.0.0.1", port, "POST", body=b"x=1")
     other = request("127.0.0.1", port, path="/nope")
-    stop = exp.stop()
+    stop = exp.stop(15)
     # HEAD renders the metrics again: a counter or a process_* value may
     # have gained a digit since the GET, so its length is near GET's
     volatile = ("Date", "Content-Length")
@@ -167,10 +120,10 @@ def check_methods():
 
 def check_listen_addresses():
     port = free_port()
-    exp = Exporter("127.0.0.1:%d" % port, "127.0.0.2:%d" % port)
+    exp = start_exporter("127.0.0.1:%d" % port, "127.0.0.2:%d" % port)
     first = request("127.0.0.1", port)[0]
     second = request("127.0.0.2", port)[0]
-    exp.stop()
+    exp.stop(15)
     check("two --web.listen-address: 127.0.0.1:%d answers %s, 127.0.0.2:%d %s"
           % (port, first, port, second), first == 200 and second == 200)
     bad = subprocess.run(EXPORTER + ["--web.listen-address=127.0.0.1:%d" % port,
@@ -235,7 +188,7 @@ class Abusers(threading.Thread):
 
 def check_slow_and_idle_clients():
     port = free_port()
-    exp = Exporter("127.0.0.1:%d" % port)
+    exp = start_exporter("127.0.0.1:%d" % port)
     abusers = Abusers(port, 64, 60)
     abusers.start()
     time.sleep(1.5)
@@ -248,7 +201,7 @@ def check_slow_and_idle_clients():
     abusers.join(DEADLINE + 5)
     abusers.close()
     times = sorted(abusers.closed_after.values())
-    exp.stop()
+    exp.stop(15)
     if times:
         note("closed after %.2f .. %.2f s" % (times[0], times[-1]))
     check("the exporter closed %d of 124 slow and idle clients, %.1f to %.1f s after "
@@ -259,14 +212,14 @@ def check_slow_and_idle_clients():
 
 def check_per_address_limit():
     port = free_port()
-    exp = Exporter("127.0.0.1:%d" % port)
+    exp = start_exporter("127.0.0.1:%d" % port)
     socks = [connect_from("127.0.3.1", port) for _ in range(40)]
     time.sleep(1)
     held = sum(not closed_by_peer(s) for s in socks)
     status = request("127.0.0.1", port)[0]
     for s in socks:
         s.close()
-    exp.stop()
+    exp.stop(15)
     check("40 connections from one address: the exporter holds %d (limit %d), "
           "a scrape from another answers %s" % (held, PER_ADDRESS, status),
           held == PER_ADDRESS and status == 200)
@@ -274,7 +227,7 @@ def check_per_address_limit():
 
 def check_out_of_descriptors():
     port = free_port()
-    exp = Exporter("127.0.0.1:%d" % port)
+    exp = start_exporter("127.0.0.1:%d" % port)
     limit = exp.open_fds() + 8
     resource.prlimit(exp.proc.pid, resource.RLIMIT_NOFILE, (limit, limit))
     socks = [connect_from("127.0.4.%d" % (1 + i % 8), port) for i in range(100)]
@@ -285,7 +238,7 @@ def check_out_of_descriptors():
     for s in socks:
         s.close()
     status, _, _, took = request("127.0.0.1", port)
-    stop = exp.stop()
+    stop = exp.stop(15)
     check("out of descriptors (%d open, limit %d, 100 clients): %.2f s of CPU in "
           "%.0f s (limit %.1f)" % (fds, limit, cpu, EMFILE_SECONDS, EMFILE_CPU_LIMIT),
           fds == limit and cpu <= EMFILE_CPU_LIMIT)
@@ -294,9 +247,7 @@ def check_out_of_descriptors():
 
 
 def main():
-    # the guest's init leaves loopback down
-    ip = shutil.which("ip") or "/usr/sbin/ip"
-    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
+    loopback_up()
     print("TAP version 13")
     print("1..10", flush=True)
     check_methods()
@@ -304,9 +255,8 @@ def main():
     check_slow_and_idle_clients()
     check_per_address_limit()
     check_out_of_descriptors()
-    shutil.rmtree(tmp)
-    return 0 if all(results) else 1
+    return 0 if passed(10) else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_test(main, lambda: shutil.rmtree(tmp, ignore_errors=True))

@@ -31,15 +31,14 @@
 import os
 import re
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 
-BIN = os.environ.get("TOOLS_BIN", "build/bin")
-CGROOT = "/sys/fs/cgroup"
+import tooltest
+from tooltest import (BIN, CGROOT, Process, check, kill_procs, loopback_up, passed, results,
+                      run_test, spin_in)
+
 PORT = int(os.environ.get("EXPORTER_PORT", "9470"))
 TOLERANCE = 0.05
 SLACK = 0.02            # seconds: a scrape's own spread on a loaded guest
@@ -59,35 +58,8 @@ CONTAINERS = {C1: (UID1, ID1, "burstable"), C2: (UID1, ID2, "burstable"),
 TREE = [SYSTEMD, BURSTABLE, POD1, C1, C2, CGROUPFS, POD2, C3]
 POD_CG = "/exporter-pod-%d" % os.getpid()
 
-n = 0
-failed = 0
-procs = []
-
-
-def check(name, ok, detail=""):
-    global n, failed
-    n += 1
-    if not ok:
-        failed += 1
-    print("%sok %d %s%s" % ("" if ok else "not ", n, name, "" if ok else " # " + detail),
-          flush=True)
-
-
 def usage(cg):
-    with open(CGROOT + cg + "/cpu.stat") as f:
-        for line in f:
-            k, v = line.split()
-            if k == "usage_usec":
-                return int(v) / 1e6
-    raise RuntimeError("no usage_usec in " + cg)
-
-
-def spin_in(cg):
-    def enter():
-        with open(CGROOT + cg + "/cgroup.procs", "w") as f:
-            f.write("0")
-    p = subprocess.Popen(["sh", "-c", "while :; do :; done"], preexec_fn=enter)
-    procs.append(p)
+    return tooltest.usage_usec(cg) / 1e6
 
 
 def in_container(tmp, name, argv, caps):
@@ -105,8 +77,7 @@ def in_container(tmp, name, argv, caps):
 
 
 def enter_pod_cgroup():
-    with open(CGROOT + POD_CG + "/cgroup.procs", "w") as f:
-        f.write("0")
+    tooltest.enter(POD_CG)
 
 
 def run_in_container(tmp, name, argv, caps):
@@ -114,35 +85,18 @@ def run_in_container(tmp, name, argv, caps):
                           timeout=120, preexec_fn=enter_pod_cgroup)
 
 
-class Exporter:
+class Exporter(Process):
     """cgroup-exporter in a container's namespaces (see the top)."""
 
     def __init__(self, tmp, name, args, caps=True, port=None):
-        self.err_path = os.path.join(tmp, name + ".err")
         self.port = port
         listen = ["--web.listen-address=127.0.0.1:%d" % port] if port else []
-        with open(self.err_path, "w") as err:
-            self.proc = subprocess.Popen(
-                in_container(tmp, name, ["cgroup-exporter", "-e", "cpu-clock"] + listen + args,
-                             caps), stderr=err, preexec_fn=enter_pod_cgroup)
-        procs.append(self.proc)
-
-    def err(self):
-        with open(self.err_path) as f:
-            return f.read()
-
-    def wait_listening(self):
-        end = time.monotonic() + 120
-        while "listening" not in self.err():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                return False
-            time.sleep(0.1)
-        return True
+        super().__init__(in_container(tmp, name, ["cgroup-exporter", "-e", "cpu-clock"] + listen
+                                      + args, caps),
+                         os.path.join(tmp, name + ".err"), preexec_fn=enter_pod_cgroup)
 
     def scrape(self):
-        url = "http://127.0.0.1:%d/metrics" % self.port
-        with urllib.request.urlopen(url, timeout=60) as r:
-            return r.read().decode()
+        return tooltest.scrape(self.port)
 
 
 SAMPLE = re.compile(r'^perf_cgroup_event_seconds_total\{(.*)\} ([0-9.e+]+)$')
@@ -202,8 +156,7 @@ def thp_restore(was):
 def main():
     print("TAP version 13", flush=True)
     thp_was = thp_off()
-    ip = shutil.which("ip") or "/usr/sbin/ip"
-    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
+    loopback_up()
     tmp = tempfile.mkdtemp(prefix="k8s-")
     for cg in TREE + [POD_CG]:
         os.mkdir(CGROOT + cg)
@@ -211,11 +164,7 @@ def main():
         run(tmp)
     finally:
         thp_restore(thp_was)
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGKILL if p.args[0] == "sh" else signal.SIGTERM)
-        for p in procs:
-            p.wait()
+        kill_procs()
         for cg in reversed(TREE + [POD_CG]):
             for _ in range(50):
                 try:
@@ -224,8 +173,8 @@ def main():
                 except OSError:
                     time.sleep(0.1)
         shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % n)
-    return 1 if failed else 0
+    print("1..%d" % len(results))
+    return 0 if passed() else 1
 
 
 def run(tmp):
@@ -246,11 +195,11 @@ def run(tmp):
     refused = Exporter(tmp, "refused", ["--backend=shared", "--textfile=-"], caps=False)
     rc = refused.proc.wait(timeout=120)
     check("--backend=shared without CAP_SYS_ADMIN is refused, saying what to do (exit 1)",
-          rc == 1 and "CAP_SYS_ADMIN, or --backend=events" in refused.err(),
-          "exit %d: %s" % (rc, refused.err().strip()))
+          rc == 1 and "CAP_SYS_ADMIN, or --backend=events" in refused.stderr(),
+          "exit %d: %s" % (rc, refused.stderr().strip()))
     for name, e in exps.items():
-        if not e.wait_listening():
-            check("%s: listening" % name, False, e.err().strip())
+        if not e.wait_listening(120):
+            check("%s: listening" % name, False, e.stderr().strip())
             return
     first, second, truths = {}, {}, {}
     for name, e in exps.items():
@@ -265,13 +214,13 @@ def run(tmp):
     plain = auto_backend()
     check("with CAP_SYS_ADMIN it enters the host's cgroup namespace and auto picks what it "
           "picks outside any namespace (%s)" % plain,
-          "entered the host's" in exps["default"].err() and backend(second["default"]) == plain,
-          "backend %s: %s" % (backend(second["default"]), exps["default"].err().strip()))
+          "entered the host's" in exps["default"].stderr() and backend(second["default"]) == plain,
+          "backend %s: %s" % (backend(second["default"]), exps["default"].stderr().strip()))
     check("there --backend=rstat, whose reads find cgroups by id, counts",
-          backend(second["rstat"]) == "rstat", exps["rstat"].err().strip())
+          backend(second["rstat"]) == "rstat", exps["rstat"].stderr().strip())
     check("without CAP_SYS_ADMIN it says so and counts with events",
-          "could not be entered" in exps["no-sys-admin"].err()
-          and backend(second["no-sys-admin"]) == "events", exps["no-sys-admin"].err().strip())
+          "could not be entered" in exps["no-sys-admin"].stderr()
+          and backend(second["no-sys-admin"]) == "events", exps["no-sys-admin"].stderr().strip())
     for name in ("default", "rstat", "no-sys-admin"):
         check_default(name, cpu_series(first[name]), cpu_series(second[name]), truths[name])
     check_filters(cpu_series(first["depth-regex"]), cpu_series(second["depth-regex"]),
@@ -374,4 +323,4 @@ def check_all_levels(la, lb):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run_test(main)

@@ -33,15 +33,14 @@
 # TOOLS_BIN selects the binaries (default build/bin).
 import os
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 
-BIN = os.environ.get("TOOLS_BIN", "build/bin")
-CGROOT = "/sys/fs/cgroup"
+import tooltest
+from tooltest import (BIN, CGROOT, Process, check, loopback_up, note, passed, results,
+                      run_test, skip)
+
 NAME = "priv-%d" % os.getpid()
 PORT = int(os.environ.get("EXPORTER_PORT", "9467"))
 DEFAULT_PORT = 10464
@@ -54,65 +53,26 @@ EXPECTED_CAPS = {
 BUSY_SECONDS = 1.5
 TOLERANCE = 0.05
 
-results = []
-procs = []
 tmp = tempfile.mkdtemp(prefix="exporter-privileges.")
-
-
-def check(what, cond):
-    results.append(bool(cond))
-    print("%s %d %s" % ("ok" if cond else "not ok", len(results), what), flush=True)
-
-
-def skip(why):
-    results.append(True)
-    print("ok %d # SKIP %s" % (len(results), why), flush=True)
-
-
-def note(msg):
-    for line in str(msg).splitlines():
-        print("# " + line, flush=True)
 
 
 def cgpath(*parts):
     return os.path.join(CGROOT, NAME, *parts)
 
 
-class Exporter:
-    """The exporter started (through PREFIX, e.g. setpriv) with ARGS; None
-    if it exited before listening, its stderr in .err."""
+class Exporter(Process):
+    """The exporter started (through PREFIX, e.g. setpriv) with ARGS; .ok:
+    whether it listened (not if it exited first, its stderr in .stderr())."""
 
     def __init__(self, args, prefix=()):
-        self.err_path = os.path.join(tmp, "exporter-%d.err" % len(results))
-        with open(self.err_path, "w") as err:
-            # every level: the tests read parents and their children
-            self.proc = subprocess.Popen(list(prefix) + [os.path.join(BIN, "cgroup-exporter"),
-                                                         "--no-collector.leaves-only"]
-                                         + args, stderr=err)
-        procs.append(self.proc)
-        end = time.monotonic() + 120
-        while "listening" not in self.err():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                self.ok = False
-                return
-            time.sleep(0.1)
-        self.ok = True
-
-    def err(self):
-        with open(self.err_path) as f:
-            return f.read()
+        # every level: the tests read parents and their children
+        super().__init__(list(prefix) + [os.path.join(BIN, "cgroup-exporter"),
+                                         "--no-collector.leaves-only"] + args,
+                         os.path.join(tmp, "exporter-%d.err" % len(results)))
+        self.ok = self.wait_listening(120)
 
     def scrape(self, port=PORT):
-        with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=60) as r:
-            return r.read().decode()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            return "none (killed after 30 s)"
+        return tooltest.scrape(port)
 
 
 def series(body, metric, **labels):
@@ -137,20 +97,11 @@ def status_fields(pid):
 
 
 def usage_usec(cg):
-    with open(cgpath(cg, "cpu.stat")) as f:
-        for line in f:
-            key, value = line.split()
-            if key == "usage_usec":
-                return int(value)
-    raise RuntimeError("no usage_usec")
+    return tooltest.usage_usec(os.path.join(NAME, cg))
 
 
 def spin_in(cg):
-    """A loop spinning in cgroup CG until killed."""
-    proc = subprocess.Popen(["bash", "-c", 'echo $$ > "$1/cgroup.procs"; while :; do :; done',
-                             "spin", cgpath(cg)])
-    procs.append(proc)
-    return proc
+    return tooltest.spin_in(os.path.join(NAME, cg))
 
 
 def check_privileges(backend, exp):
@@ -187,7 +138,7 @@ def check_backend(backend):
     exp = Exporter(["--backend", backend, "-e", "cpu-clock", "--subtree", top,
                     "--web.listen-address=127.0.0.1:%d" % PORT])
     if not exp.ok:
-        note(exp.err())
+        note(exp.stderr())
         if backend == "shared" and os.environ.get("KERNEL_NAME", "").startswith("stock-"):
             for _ in range(5):
                 skip("shared: Debian's kernel has no PERF_EVENT_IOC_ATTACH_CGROUP")
@@ -196,8 +147,8 @@ def check_backend(backend):
             check("%s: the exporter started" % backend, False)
         return
     line = "cgroup-exporter: backend %s (asked)\n" % backend
-    check("%s: stderr starts with the backend and why: %r" % (backend, exp.err()[:120]),
-          exp.err().startswith(line))
+    check("%s: stderr starts with the backend and why: %r" % (backend, exp.stderr()[:120]),
+          exp.stderr().startswith(line))
     check_privileges(backend, exp)
     # a cgroup made after the drop: the scrape after its mkdir finds it
     # (events opens its perf events then: CAP_PERFMON), the loop runs after
@@ -235,7 +186,7 @@ def check_walk_errors():
     exp = Exporter(args, prefix=[setpriv, "--bounding-set=-dac_read_search,-dac_override",
                                  "--"])
     if not exp.ok:
-        note(exp.err())
+        note(exp.stderr())
         check("without CAP_DAC_READ_SEARCH: the exporter started", False)
         return
     bodies = [exp.scrape(), exp.scrape()]
@@ -340,7 +291,7 @@ def series_plain(body, metric):
 def check_default_address():
     exp = Exporter(["-e", "cpu-clock", "-r", "^/$"])
     if not exp.ok:
-        note(exp.err())
+        note(exp.stderr())
         check("no --web.listen-address: the exporter started", False)
         return
     kernel = os.environ.get("KERNEL_NAME", "")
@@ -349,8 +300,8 @@ def check_default_address():
                 "kernel; rstat loads BPF only when asked)\n")
     else:
         line = "cgroup-exporter: backend shared (auto: the kernel has PERF_EVENT_IOC_ATTACH_CGROUP)\n"
-    check("auto on %s: stderr starts with %r (%r)" % (kernel, line, exp.err()[:160]),
-          exp.err().startswith(line))
+    check("auto on %s: stderr starts with %r (%r)" % (kernel, line, exp.stderr()[:160]),
+          exp.stderr().startswith(line))
     check_process_metrics(exp.proc.pid, lambda: exp.scrape(DEFAULT_PORT))
     addrs = listening(DEFAULT_PORT)
     body = exp.scrape(DEFAULT_PORT)
@@ -364,22 +315,17 @@ def check_default_address():
 
 
 def main():
-    ip = shutil.which("ip") or "/usr/sbin/ip"
-    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
+    loopback_up()
     print("TAP version 13\n1..21", flush=True)
     os.makedirs(cgpath())
     for backend in ("events", "shared", "rstat"):
         check_backend(backend)
     check_walk_errors()
     check_default_address()
-    return 0 if all(results) and len(results) == 21 else 1
+    return 0 if passed(21) else 1
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
     for root, dirs, _ in os.walk(cgpath(), topdown=False):
         for d in dirs:
             try:
@@ -394,9 +340,4 @@ def cleanup():
 
 
 if __name__ == "__main__":
-    status = 1
-    try:
-        status = main()
-    finally:
-        cleanup()
-    sys.exit(status)
+    run_test(main, cleanup)

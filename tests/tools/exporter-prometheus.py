@@ -40,20 +40,19 @@
 import ctypes
 import json
 import os
-import shutil
 import signal
 import socket
 import struct
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import urllib.parse
 import urllib.request
 
-BIN = os.environ.get("TOOLS_BIN", "build/bin")
-CGROOT = os.environ.get("CGROOT", "/sys/fs/cgroup")
+import tooltest
+from tooltest import BIN, CGROOT, check, loopback_up, note, passed, procs, run_test
+
 NAME = "prom-%d" % os.getpid()
 EXPORTER_PORT = int(os.environ.get("EXPORTER_PORT", "9466"))
 PROM_PORT = int(os.environ.get("PROM_PORT", "9090"))
@@ -67,20 +66,6 @@ CGROUPS = {
     "duty": "while :; do for i in $(seq 3000); do :; done; sleep 0.05; done",
     "idle": "exec sleep 1000",
 }
-
-results = []
-procs = []
-
-
-def check(what, cond):
-    results.append((what, bool(cond)))
-    print("%s %d %s" % ("ok" if cond else "not ok", len(results), what), flush=True)
-
-
-def note(msg):
-    for line in str(msg).splitlines():
-        print("# " + line, flush=True)
-
 
 def http_get(url, timeout=30):
     with urllib.request.urlopen(url, timeout=timeout) as r:
@@ -98,12 +83,7 @@ def wait_for(url, seconds):
 
 
 def usage_usec(cg):
-    with open(os.path.join(CGROOT, NAME, cg, "cpu.stat")) as f:
-        for line in f:
-            key, value = line.split()
-            if key == "usage_usec":
-                return int(value)
-    raise RuntimeError("no usage_usec")
+    return tooltest.usage_usec(os.path.join(NAME, cg))
 
 
 # perf_event_open(2): its number, a cpu-clock perf_event_attr
@@ -302,9 +282,7 @@ def check_exposition(url):
 
 
 def main():
-    # the guest's init leaves loopback down
-    ip = shutil.which("ip") or "/usr/sbin/ip"
-    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
+    loopback_up()
     print("TAP version 13\n1..7", flush=True)
     tmp = tempfile.mkdtemp(prefix="prom-test.")
     start_cgroups()
@@ -338,18 +316,10 @@ def main():
 
     exporter.send_signal(signal.SIGTERM)
     check("the exporter exits 0 on SIGTERM", exporter.wait(timeout=30) == 0)
-    return 0 if all(ok for _, ok in results) and len(results) == 7 else 1
+    return 0 if passed(7) else 1
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-    for p in procs:
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
     top = os.path.join(CGROOT, NAME)
     # the loops' children too, so that no load outlives the test
     try:
@@ -374,9 +344,4 @@ def cleanup():
 
 
 if __name__ == "__main__":
-    status = 1
-    try:
-        status = main()
-    finally:
-        cleanup()
-    sys.exit(status)
+    run_test(main, cleanup)

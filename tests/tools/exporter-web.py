@@ -40,53 +40,31 @@ import gzip
 import http.client
 import os
 import shutil
-import signal
-import socket
 import ssl
 import subprocess
-import sys
 import tempfile
-import time
 
 import bcrypt
 
-BIN = os.environ.get("TOOLS_BIN", "build/bin")
+from tooltest import BIN, Process, bail, check, free_port, loopback_up, note, passed, results, run_test
+
 EXPORTER = [os.path.join(BIN, "cgroup-exporter"), "--backend", "events",
             "-e", "cpu-clock", "-r", "^/$"]
 USERS = {"alice": "correct horse", "bob": "battery staple"}
 BCRYPT_COST = 4         # bcrypt's least: the guest runs under TCG
 
-results = []
-procs = []
 tmp = tempfile.mkdtemp(prefix="exporter-web.")
-
-
-def check(what, cond):
-    results.append(bool(cond))
-    print("%s %d %s" % ("ok" if cond else "not ok", len(results), what), flush=True)
-
-
-def note(msg):
-    for line in str(msg).splitlines():
-        print("# " + line, flush=True)
 
 
 def path(name):
     return os.path.join(tmp, name)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def openssl(*args):
     run = subprocess.run(["openssl"] + list(args), capture_output=True, text=True, timeout=60)
     if run.returncode:
         note(run.stderr)
-        print("Bail out! openssl %s failed" % args[0])
-        sys.exit(1)
+        bail("openssl %s failed" % args[0])
 
 
 def make_certificates():
@@ -133,37 +111,14 @@ def web_config():
                  "basic_auth_users:\n" + users)
 
 
-class Exporter:
+def start_exporter(args):
     """The exporter with ARGS, waited for until it listens."""
-
-    def __init__(self, args):
-        self.err = path("exporter-%d.err" % len(results))
-        with open(self.err, "w") as err:
-            self.proc = subprocess.Popen(EXPORTER + args, stderr=err)
-        procs.append(self.proc)
-        end = time.monotonic() + 60
-        while "listening" not in self.stderr():
-            if self.proc.poll() is not None or time.monotonic() > end:
-                note(self.stderr())
-                print("Bail out! the exporter did not listen (%s)" % " ".join(args))
-                sys.exit(1)
-            time.sleep(0.1)
-        note(self.stderr().strip())
-
-    def stderr(self):
-        with open(self.err) as f:
-            return f.read()
-
-    def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            status = self.proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            status = "none (killed after 30 s)"
-        if status != 0:
-            note(self.stderr())
-        return status
+    exp = Process(EXPORTER + args, path("exporter-%d.err" % len(results)))
+    if not exp.wait_listening(60):
+        note(exp.stderr())
+        bail("the exporter did not listen (%s)" % " ".join(args))
+    note(exp.stderr().strip())
+    return exp
 
 
 def tls_context(ca="ca", client="client"):
@@ -326,39 +281,27 @@ def check_bad_configs(good_config):
 
 
 def main():
-    # the guest's init leaves loopback down
-    ip = shutil.which("ip") or "/usr/sbin/ip"
-    subprocess.run([ip, "link", "set", "lo", "up"], check=False)
+    loopback_up()
     print("TAP version 13")
     # check_tls, check_basic_auth, check_gzip, SIGTERM, check_bad_configs
     print("1..%d" % (7 + 4 + 3 + 1 + len(BAD_CONFIGS) + 1), flush=True)
     make_certificates()
     port = free_port()
     config = web_config()
-    exp = Exporter(["--web.listen-address=127.0.0.1:%d" % port,
-                    "--web.listen-address=127.0.0.2:%d" % port,
-                    "--web.config.file=" + config])
+    exp = start_exporter(["--web.listen-address=127.0.0.1:%d" % port,
+                          "--web.listen-address=127.0.0.2:%d" % port,
+                          "--web.config.file=" + config])
     good = basic("alice", USERS["alice"])
     check_tls(port, good)
     check_basic_auth(port)
     check_gzip(port, good)
-    check("SIGTERM: exit %s" % exp.stop(), exp.proc.returncode == 0)
+    status = exp.stop()
+    if status != 0:
+        note(exp.stderr())
+    check("SIGTERM: exit %s" % status, status == 0)
     check_bad_configs(config)
-    return 0 if all(results) else 1
-
-
-def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if passed() else 1
 
 
 if __name__ == "__main__":
-    status = 1
-    try:
-        status = main()
-    finally:
-        cleanup()
-    sys.exit(status)
+    run_test(main, lambda: shutil.rmtree(tmp, ignore_errors=True))
