@@ -40,7 +40,7 @@ $(CGC_TOOL_BINS): $(BUILD)/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_S
 	$(CC) $(CFLAGS_USER) -I$(CGC_DIR) -I$(TOOLS_DIR) $(CGUTIL_INC) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_LIB_A) $(CGUTIL_LIB) $(CGC_LDLIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 
 $(CGC_ASAN_TOOL_BINS): $(BUILD)/cgcount/asan/bin/%: $$(TOOL_SRCS_$$*) $$(TOOL_HDRS_$$*) $(CGTOOL_SRCS) $(CGTOOL_HDRS) \
-		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) $(LIBBPF_A)
+		$$(CGC_DIR)/cgcount.h $$(CGC_ASAN_OBJS) $(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_USER) $(CGC_SAN) -I$(CGC_DIR) -I$(TOOLS_DIR) $(CGUTIL_INC) $(TOOL_SRCS_$*) $(CGTOOL_SRCS) $(CGC_ASAN_LIBS) $(TOOL_LDLIBS) -lm -pthread -o $@
 

@@ -4,8 +4,8 @@
  * event, cgroup and CPU; a group's events ({cycles,instructions}) are one
  * perf group per cgroup and CPU, read at once through their leader
  * (PERF_FORMAT_GROUP: one time_enabled and time_running for all).
- * libperf's evsel cannot pass PERF_FLAG_PID_CGROUP, so the events are
- * opened here; readings use libperf's perf_counts_values.
+ * A single event's read(2) gives { value, time_enabled, time_running }
+ * (PERF_FORMAT_TOTAL_TIME_ENABLED | _RUNNING).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
-#include <perf/evsel.h>
 
 #include "cgcount_int.h"
 
@@ -161,8 +160,8 @@ static int read_group(struct cgcount *s, struct cgc_cgroup *cg, int leader, int 
 
 static int events_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 {
-	struct perf_counts_values c;
 	struct cgcount_value v;
+	uint64_t buf[3];
 	int e, cpu, fd, ret;
 
 	for (e = 0; e < s->nr_events; e++) {
@@ -176,11 +175,10 @@ static int events_read_one(struct cgcount *s, struct cgc_cgroup *cg)
 					return ret;
 				continue;
 			}
-			memset(&c, 0, sizeof(c));
 			errno = 0;
-			if (read(fd, c.values, 3 * sizeof(uint64_t)) != 3 * sizeof(uint64_t))
+			if (read(fd, buf, sizeof(buf)) != sizeof(buf))
 				return read_err(cg);
-			v = (struct cgcount_value){ c.val, c.ena, c.run };
+			v = (struct cgcount_value){ buf[0], buf[1], buf[2] };
 			cgc_values_add(&cg->acc[e], &v);
 		}
 	}

@@ -5,9 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <perf/cpumap.h>
-#include <perf/event.h>
-#include <perf/evsel.h>
 
 #include "cgset.h"
 #include "cgutil.h"
@@ -323,11 +320,12 @@ int cgcount_read_all(struct cgcount *s, struct cgcount_reading **readings, size_
 
 double cgcount_scaled(const struct cgcount_value *v)
 {
-	struct perf_counts_values c = { .val = v->value, .ena = v->enabled, .run = v->running };
-	__s8 scaled;
-
-	perf_counts_values__scale(&c, true, &scaled);
-	return scaled < 0 ? 0 : (double)c.val;
+	/* as perf stat (perf_counts_values__scale()): an integer count */
+	if (!v->running)
+		return 0;
+	if (v->running >= v->enabled)
+		return (double)v->value;
+	return (double)(uint64_t)((double)v->value * v->enabled / v->running);
 }
 
 /* ---- sessions ---- */
@@ -353,21 +351,12 @@ int cgc_opts_valid(const void *opts, size_t user_sz, size_t known_sz, const char
 
 static int load_cpus(struct cgcount *s)
 {
-	struct perf_cpu_map *map = perf_cpu_map__new_online_cpus();
-	struct perf_cpu cpu;
-	int idx;
+	int ret = cgutil_online_cpus(&s->cpus);
 
-	if (!map)
-		return cgc_err(ENOMEM, "cannot read the online cpus");
-	s->nr_cpus = perf_cpu_map__nr(map);
-	s->cpus = calloc(s->nr_cpus, sizeof(*s->cpus));
-	if (!s->cpus) {
-		perf_cpu_map__put(map);
-		return cgc_err(ENOMEM, "out of memory");
-	}
-	perf_cpu_map__for_each_cpu(cpu, idx, map)
-		s->cpus[idx] = cpu.cpu;
-	perf_cpu_map__put(map);
+	if (ret < 0)
+		return cgc_err(-ret, "cannot read the online cpus (/sys/devices/system/cpu/online): %s",
+			       strerror(-ret));
+	s->nr_cpus = ret;
 	return 0;
 }
 

@@ -2,8 +2,8 @@
 # the cgroup counting backends (per-cgroup perf events, the shared-event
 # ioctls, BPF rstat); tools/ and tests/cgcount/ build on it.
 #
-#   $(CGC_LIB_A)         build/cgcount/libcgcount.a        } libperf, libapi, libbpf,
-#   $(CGC_LIB_SO)        build/cgcount/libcgcount.so.X.Y.Z } cgrstat and cgutil inside;
+#   $(CGC_LIB_A)         build/cgcount/libcgcount.a        } libbpf, cgrstat and
+#   $(CGC_LIB_SO)        build/cgcount/libcgcount.so.X.Y.Z } cgutil inside;
 #                        (soname libcgcount.so.X)          } libcgcount.map exports
 #   $(CGC_ASAN_OBJS)     the library's objects with ASan + UBSan ($(CGC_ASAN_LIBS)
 #                        to link a program against them)
@@ -13,9 +13,9 @@
 #                       header, .a, .so, cgcount.pc, cgcount(3) (lib/cgcount/cgcount.3),
 #                       with the tools (tools/tools.mk); what is built, nothing built
 #
-# libperf (cpu maps, perf_counts_values) and libapi are built from the
-# kernel tree into $(CGC_OUT); libbpf comes from scripts/bpf-toolchain.mk,
-# cgrstat from lib/cgrstat/cgrstat.mk.
+# libbpf comes from scripts/bpf-toolchain.mk, cgrstat from
+# lib/cgrstat/cgrstat.mk. Nothing of the kernel tree's libperf or libapi
+# (GPL-2.0) goes in: the online cpus are lib/cgutil's, the scaling ours.
 CGC_DIR     := lib/cgcount
 CGC_OUT     := $(BUILD)/cgcount
 CGC_LIB_A   := $(CGC_OUT)/libcgcount.a
@@ -26,23 +26,13 @@ CGC_PC      := $(CGC_OUT)/cgcount.pc
 CGC_NAMES   := cgcount cgset subtree cgtree errors events backend_events backend_shared backend_rstat
 CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h $(CGC_DIR)/cgset.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
 	$(LIBBPF_HDRS_STAMP)
-CGC_LIBPERF := $(CGC_OUT)/libperf/libperf.a
-CGC_LIBAPI  := $(CGC_OUT)/api/libapi.a
 CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
-CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -I$(KSRC)/tools/lib/perf/include -isystem $(KHDR)
+CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -isystem $(KHDR)
 # hidden by default: only what cgcount.h marks CGCOUNT_API is exported
 CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)
 CGC_SAN     := $(SANITIZE_CFLAGS)
 
-$(CGC_LIBPERF): $(KHDR)/linux/perf_event.h $(wildcard $(KSRC)/tools/lib/perf/*.c)
-	@mkdir -p $(@D)
-	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/perf OUTPUT=$(abspath $(@D))/ $(abspath $@)
-
-$(CGC_LIBAPI): $(wildcard $(KSRC)/tools/lib/api/*.c)
-	@mkdir -p $(@D)
-	$(Q)$(MAKE) -s -C $(KSRC)/tools/lib/api OUTPUT=$(abspath $(@D))/ $(abspath $@)
-
-$(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
+$(CGC_OUT)/pic/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) -c $< -o $@
 
@@ -51,15 +41,15 @@ CGC_OBJS = $(patsubst %,$(CGC_OUT)/pic/%.o,$(CGC_NAMES)) $(CGRSTAT_OBJS)
 
 # The static library: one relocatable object with everything it needs. An
 # archive has no version script, so the symbols the script does not export
-# (ours and the bundled libbpf/libperf/libapi ones, which would clash with a
+# (ours and the bundled libbpf ones, which would clash with a
 # program's own libbpf) are made local with the script's own list.
 $(CGC_OUT)/cgcount.syms: $(CGC_MAP)
 	@mkdir -p $(@D)
 	sed -n 's/^[[:space:]]*\(cgcount_[a-z_]*\);$$/\1/p' $< > $@
 
-$(CGC_OUT)/cgcount-all.o: $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) \
+$(CGC_OUT)/cgcount-all.o: $$(CGC_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A) \
 		$(CGC_OUT)/cgcount.syms
-	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
+	$(LD) -r -o $@.tmp $(CGC_OBJS) $(CGUTIL_LIB) $(LIBBPF_A)
 	$(OBJCOPY) --keep-global-symbols=$(CGC_OUT)/cgcount.syms $@.tmp $@
 	@rm -f $@.tmp
 
@@ -69,7 +59,7 @@ $(CGC_LIB_A): $(CGC_OUT)/cgcount-all.o
 
 # The shared library (scripts/library.mk): exports what the version script
 # lists (CGCOUNT_x.y.z nodes, as libbpf.map), soname libcgcount.so.MAJOR.
-$(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A)
+$(CGC_LIB_SO): $$(CGC_OBJS) $$(CGUTIL_LIB) $(LIBBPF_A)
 
 # cgcount.pc for PREFIX, LIBDIR and INCLUDEDIR (the root Makefile's), the
 # directories under PREFIX written relative to ${prefix}
@@ -81,14 +71,14 @@ $(CGC_PC): $(CGC_DIR)/cgcount.pc.in $(CGC_DIR)/cgcount.mk
 	$(CGC_PC_SED) > $@
 
 # ---- the ASan + UBSan variant of the library objects (tests link them) ----
-$(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h $(CGC_LIBPERF)
+$(CGC_OUT)/asan/%.o: $(CGC_DIR)/%.c $(CGC_HDRS) $(KHDR)/linux/perf_event.h
 	@mkdir -p $(@D)
 	$(CC) $(CGC_CFLAGS) $(CGC_SAN) -c $< -o $@
 
 # (recursive: lib/cgutil/cgutil.mk may be read after this fragment)
 CGC_ASAN_OBJS = $(patsubst %,$(CGC_OUT)/asan/%.o,$(CGC_NAMES)) $(CGRSTAT_ASAN_OBJS) \
 	$(CGUTIL_ASAN_LIB)
-CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(CGC_LIBPERF) $(CGC_LIBAPI) $(LIBBPF_A) $(CGC_LDLIBS)
+CGC_ASAN_LIBS = $(CGC_ASAN_OBJS) $(LIBBPF_A) $(CGC_LDLIBS)
 
 .PHONY: cgcount cgcount-install
 cgcount: $(CGC_LIB_A) $(CGC_LIB_SO) $(CGC_PC) $$(CGC_TOOL_BINS)

@@ -72,7 +72,7 @@ struct cgcount {
 	int nr_events;
 	struct cgc_event events[CGC_MAX_EVENTS];
 	int nr_cpus;
-	int *cpus;			/* online cpus, from a libperf cpu map */
+	int *cpus;			/* online cpus (cgutil_online_cpus()) */
 	struct cgc_cgroup **cgroups;	/* sorted by id */
 	size_t nr_cgroups, cap_cgroups;
 	int *shared_fds;		/* shared: [event][cpu] */

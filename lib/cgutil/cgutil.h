@@ -2,7 +2,8 @@
 /*
  * cgutil: the one implementation of what every piece of this project needs
  * about cgroups and perf events: where cgroup2 is mounted, a cgroup's id,
- * the walk of a cgroup tree, and what an event string means.  An internal static library
+ * the walk of a cgroup tree, what an event string means, the online cpus.
+ * An internal static library
  * (build/cgutil/libcgutil.a, hidden symbols): libcgcount, libcgrstat, the
  * tools and the bench link it; it is never installed and has no stable ABI.
  *
@@ -159,5 +160,14 @@ int cgutil_event_next(struct cgutil_event_iter *it, const char **ev, size_t *len
 int cgutil_perf_open(const struct perf_event_attr *attr, int pid, int cpu, int group_fd,
 		     unsigned long flags);
 const char *cgutil_perf_open_advice(int err);
+
+/*
+ * The online cpus (/sys/devices/system/cpu/online), ascending, in a new
+ * array *cpus the caller frees: their number, or -errno.
+ */
+int cgutil_online_cpus(int **cpus);
+/* The same from the kernel's cpu list @list ("0-3,8,10-11", a newline
+ * allowed at the end): -EINVAL if malformed, empty or not ascending. */
+int cgutil_parse_cpu_list(const char *list, int **cpus);
 
 #endif

@@ -9,7 +9,7 @@
 #   CGUTIL_CFLAGS / CGUTIL_LDLIBS   to build against it
 CGUTIL_DIR      := lib/cgutil
 CGUTIL_OUT      := $(BUILD)/cgutil
-CGUTIL_NAMES    := cgroup cgns cgwalk events perf_open pfm
+CGUTIL_NAMES    := cgroup cgns cgwalk cpus events perf_open pfm
 CGUTIL_LIB      := $(CGUTIL_OUT)/libcgutil.a
 CGUTIL_ASAN_LIB := $(CGUTIL_OUT)/asan/libcgutil.a
 CGUTIL_INC      := -I$(CGUTIL_DIR) -isystem $(KHDR)

@@ -16,7 +16,7 @@ $(CGC_TEST_OUT)/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_LIB_A) $$(CGUTIL_LIB)
 	$(CC) $(CGC_TEST_CFLAGS) $(CGC_TEST_SRCS) $(CGC_TEST_LIBS) $(CGC_LIB_A) $(CGUTIL_LIB) \
 		$(CGC_LDLIBS) -o $@
 
-$(BUILD)/cgcount/asan/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_ASAN_OBJS) $$(CGC_LIBPERF) $$(CGC_LIBAPI) \
+$(BUILD)/cgcount/asan/cgcount_test: $(CGC_TEST_DEPS) $$(CGC_ASAN_OBJS) \
 		$(LIBBPF_A)
 	@mkdir -p $(@D)
 	$(CC) $(CGC_TEST_CFLAGS) $(CGC_SAN) $(CGC_TEST_SRCS) $(CGC_TEST_LIBS) $(CGC_ASAN_LIBS) -o $@

@@ -269,6 +269,38 @@ TEST(cgroup2_root_is_unescaped)
 	rmdir(dir);
 }
 
+/* the kernel's cpu lists, as /sys/devices/system/cpu/online prints them */
+TEST(cpu_lists_as_the_kernel_prints_them)
+{
+	static const char *const bad[] = { "", "\n", "x", "1-", "-1", "3-1", "1,1", "2,0",
+					   "0,", "0,,1", "0 1", "0\n1", "0-1\nx" };
+	int *cpus = NULL, n, want[] = { 0, 1, 2, 3, 8, 10, 11 };
+	size_t i;
+
+	n = cgutil_parse_cpu_list("0-3,8,10-11\n", &cpus);
+	ASSERT_EQ(7, n);
+	for (i = 0; i < 7; i++)
+		EXPECT_EQ(want[i], cpus[i]);
+	free(cpus);
+	ASSERT_EQ(1, cgutil_parse_cpu_list("5", &cpus));
+	EXPECT_EQ(5, cpus[0]);
+	free(cpus);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, cgutil_parse_cpu_list(bad[i], &cpus)) TH_LOG("bad[%zu]", i);
+}
+
+/* the online cpus are the ones sysconf() counts, ascending */
+TEST(online_cpus_match_sysconf)
+{
+	int *cpus = NULL, n, i;
+
+	n = cgutil_online_cpus(&cpus);
+	ASSERT_EQ(sysconf(_SC_NPROCESSORS_ONLN), n);
+	for (i = 1; i < n; i++)
+		EXPECT_LT(cpus[i - 1], cpus[i]);
+	free(cpus);
+}
+
 /* the file handle is the inode number where ino_t has 64 bits */
 TEST(cgroup_id_is_the_handle)
 {

@@ -5,7 +5,8 @@
 # multiarch one, as Debian's packaging passes), cgcount(3) in
 # PREFIX/share/man/man3; C and C++ programs built with pkg-config link
 # against the shared and the static library, which need no libbpf or
-# libperf at run time; a program built against an older header (old-abi/)
+# libperf at run time, and neither libraries nor tools hold anything of the
+# kernel tree's libperf or libapi (GPL-2.0); a program built against an older header (old-abi/)
 # runs with the new .so; the tools land in PREFIX/bin and run from there,
 # their man pages in PREFIX/share/man/man1. `make install` builds nothing:
 # with nothing built it stops at once, naming what to build.
@@ -112,5 +113,10 @@ for t in $tools; do
 		wrong="$wrong $t"
 done
 check "every installed tool runs (--version)${wrong:+; failed:$wrong}" [ -z "$wrong" ]
+bins=()
+for t in $tools; do bins+=("$dest$prefix/bin/$t"); done
+gpl=$(tests/cgcount/gpl-symbols.sh "$lib/libcgcount.so.$version" "$lib/libcgcount.a" "${bins[@]}" 2>&1)
+check "libcgcount.so, libcgcount.a and the tools hold no libperf or libapi symbol${gpl:+: $(head -3 <<<"$gpl" | tr '\n' ' ')...}" \
+	[ -z "$gpl" ]
 
 exit $fail

@@ -11,7 +11,9 @@
 #    its OPTS macro; no public struct holds a fixed-size array;
 #  - every C file of the library and of what it bundles (BPF programs
 #    aside, which stay GPL) is
-#    `LGPL-2.1 OR BSD-2-Clause`, SPDX line first.
+#    `LGPL-2.1 OR BSD-2-Clause`, SPDX line first;
+#  - the .so and the .a carry and need nothing of the kernel tree's libperf
+#    or libapi, GPL-2.0 (tests/cgcount/gpl-symbols.sh).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -80,13 +82,13 @@ wrong_licence() {
 }
 
 echo "TAP version 13"
-echo "1..$(( ${#LIBS[@]} * 7 ))"
+echo "1..$(( ${#LIBS[@]} * 8 ))"
 for l in "${LIBS[@]}"; do
 	IFS='|' read -r name header map dir prefix src <<<"$l"
 	v=$(version "$header" "$prefix")
 	so=$dir/lib$name.so.$v
 	if [ ! -f "$so" ]; then
-		for _ in 1 2 3 4 5 6 7; do not_ok "lib$name: $so not built (make)"; done
+		for _ in 1 2 3 4 5 6 7 8; do not_ok "lib$name: $so not built (make)"; done
 		continue
 	fi
 	soname=$(readelf -d "$so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
@@ -119,5 +121,9 @@ for l in "${LIBS[@]}"; do
 	# shellcheck disable=SC2086 # the folders are split on purpose
 	bad=$(wrong_licence $src | tr '\n' ' ')
 	check "lib$name: LGPL-2.1 OR BSD-2-Clause on every C file of $src${bad:+ (not: $bad)}" [ -z "$bad" ]
+	bad=$(tests/cgcount/gpl-symbols.sh "$so" "$dir/lib$name.a" 2>&1)
+	gpl=$?
+	check "lib$name: its .so and .a hold no libperf or libapi symbol${bad:+ ($(head -3 <<<"$bad" | tr '\n' ' ')...)}" \
+		[ "$gpl" = 0 ]
 done
 exit "$fail"
