@@ -1,7 +1,8 @@
 #!/bin/bash
 # Guest test (TAP): cgtop driven in a terminal as a user would, in tmux
 # (send-keys, capture-pane), on a 100 x 15 window, with 30 idle cgroups, a
-# busy loop, a sleep loop and a cgroup with a 90-character name:
+# busy loop, a sleep loop (awake 100 times a second) and a cgroup with a
+# 90-character name:
 #  - the table fits the window: no line wider than 100 columns, no more rows
 #    than the window has, the header saying how many of the cgroups it shows;
 #  - the busy cgroup is first (sorted by cpu-clock), near 100 % of a cpu;
@@ -53,10 +54,16 @@ mkdir -p "$CG/$TOP/busy" "$CG/$TOP/sleepy" "$CG/$TOP/$LONG"
 for i in $(seq 30); do mkdir "$CG/$TOP/idle$i"; done
 bash -c "echo \$\$ > $CG/$TOP/busy/cgroup.procs; while :; do :; done" &
 pids+=($!)
-bash -c "echo \$\$ > $CG/$TOP/sleepy/cgroup.procs; while :; do sleep 0.01; done" &
-pids+=($!)
-bash -c "echo \$\$ > $CG/$TOP/$LONG/cgroup.procs; while :; do sleep 0.5; done" &
-pids+=($!)
+# the sleepers wait on a fifo no one writes (read -t: bash's own timer), not
+# in a forked sleep: a fork every 10 ms costs a debug kernel (KASAN,
+# lockdep) more cpu than the busy loop gets
+mkfifo "$tmp/never"
+sleeper() { # CGROUP SECONDS
+	bash -c "echo \$\$ > '$1/cgroup.procs'; exec 3<>'$tmp/never'; while :; do read -r -t $2 -u 3; done" &
+	pids+=($!)
+}
+sleeper "$CG/$TOP/sleepy" 0.01
+sleeper "$CG/$TOP/$LONG" 0.5
 
 echo "TAP version 13"
 echo "1..8"
