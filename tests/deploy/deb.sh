@@ -7,13 +7,16 @@
 #  - lintian finds no error and no warning;
 #  - libcgcount0 carries the header's version and soname, its symbols file
 #    every version node of lib/cgcount/libcgcount.map;
+#  - nothing packaged holds or needs the kernel tree's libperf or libapi
+#    (GPL-2.0): the .a and the dbgsym packages' symbol tables
+#    (tests/cgcount/gpl-symbols.sh), every ELF file's NEEDED;
 #  - unpacked into a root, a C and a C++ program built with pkg-config
 #    (sysroot) against libcgcount-dev run with the packaged .so;
 #  - cgcount(3) renders without a warning and is found by its name;
 #  - the unit passes systemd-analyze verify, and systemd-analyze security
 #    rates it at most MAX_EXPOSURE with every setting of its sandbox on;
 #  - debian/copyright's LGPL-2.1 OR BSD-2-Clause paragraph names only files
-#    whose SPDX line says so (the rest is GPL-2.0, as shipped);
+#    whose SPDX line says so (the rest is GPL-2.0);
 #  - /etc/default/cgroup-exporter's ARGS count on the host's kernel as an
 #    unprivileged user holding only the unit's capabilities (events backend:
 #    this kernel has no shared ioctls), and the same run without
@@ -37,7 +40,7 @@ out=$tmp/deb
 root=$tmp/root
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..14"
 built="build/cgcount/libcgcount.so.$version build/cgcount/libcgcount.a build/bin/cgtop build/bin/cgroup-exporter"
 # shellcheck disable=SC2086 # a list of files
 before=$(stat -c '%n %Y' $built)
@@ -68,6 +71,16 @@ check "libcgcount0 $pkgversion: libcgcount.so.$version, soname link, symbols of 
 	[ -f "$root/usr/lib/$ma/libcgcount.so.$version" -a \
 	"$(readlink "$root/usr/lib/$ma/libcgcount.so.${version%%.*}")" = "libcgcount.so.$version" -a \
 	"$nodes" = "$symbols" ] && dpkg --compare-versions "$pkgversion" ge "$version"
+
+# the packaged .a and the debug symbols (dbgsym) of the packaged .so and
+# tools: nothing of libperf or libapi (GPL-2.0), nor a library of them needed
+for d in "$out"/*-dbgsym_*.deb; do dpkg-deb -x "$d" "$tmp/dbgsym"; done
+mapfile -t debug < <(find "$tmp/dbgsym" -name '*.debug' 2>/dev/null)
+gpl=$(tests/cgcount/gpl-symbols.sh "$root/usr/lib/$ma/libcgcount.a" "${debug[@]}" 2>&1)
+needed=$(find "$root/usr/bin" "$root/usr/lib/$ma" -type f -exec readelf -d {} + 2>/dev/null |
+	grep -E 'NEEDED.*lib(perf|api)' || true)
+check "the packages hold no libperf or libapi symbol and need no such library (.a and ${#debug[@]} dbgsym files)${gpl:+: $(head -3 <<<"$gpl" | tr '\n' ' ')...}${needed:+ $needed}" \
+	[ "${#debug[@]}" -ge 3 -a -z "$gpl" -a -z "$needed" ]
 
 cat >"$tmp/prog.c" <<'PROG'
 #include <errno.h>
