@@ -9,7 +9,10 @@
 # Each list line is
 #   name  command...
 # (blank lines and lines starting with # are ignored). Options may come
-# before the name: "timeout=SEC" (default 600); "every-guest" for a test
+# before the name: "timeout=SEC" (default 600); "debug-timeout=SEC", the
+# limit on the debug kernel (CHECK_DEBUG=1, below) instead of timeout=, for
+# a test that is slower there even with its work sized by CHECK_DEBUG;
+# "every-guest" for a test
 # that `make check` runs at the end of each guest when it splits the list
 # over several (scripts/shard-tests.py); "parallel" for a test that judges
 # no times and may share the cpus: consecutive parallel tests run at once,
@@ -89,12 +92,14 @@ selected() {
 	return 1
 }
 
-# parse_line LINE: sets limit, scope (every-guest or one-guest), parallel
-# (0 or 1), onevcpu (0 or 1), nopatch (0 or 1), hw (0 or 1), systemd (0 or 1), only (a kernel's name, or
-# empty), name and cmd
+# parse_line LINE: sets limit (debug-timeout='s on the debug kernel), scope
+# (every-guest or one-guest), parallel (0 or 1), onevcpu (0 or 1), nopatch
+# (0 or 1), hw (0 or 1), systemd (0 or 1), only (a kernel's name, or empty),
+# name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
+	debug_limit=
 	scope=one-guest
 	parallel=0
 	onevcpu=0
@@ -105,6 +110,7 @@ parse_line() {
 	while :; do
 		case $rest in
 		timeout=*) limit=${rest%%[[:space:]]*}; limit=${limit#timeout=} ;;
+		debug-timeout=*) debug_limit=${rest%%[[:space:]]*}; debug_limit=${debug_limit#debug-timeout=} ;;
 		kernel=*) only=${rest%%[[:space:]]*}; only=${only#kernel=} ;;
 		every-guest[[:space:]]*) scope=every-guest ;;
 		parallel[[:space:]]*) parallel=1 ;;
@@ -119,6 +125,7 @@ parse_line() {
 	done
 	name=${rest%%[[:space:]]*}
 	cmd=${rest#"$name"}
+	if [ "$CHECK_DEBUG" = 1 ] && [ -n "$debug_limit" ]; then limit=$debug_limit; fi
 }
 
 # kernel_matches PATTERN[,PATTERN...]: $KERNEL_NAME is set and matches one

@@ -5,8 +5,10 @@
 # cgroup.threads chowned to the user). As that user, with no capability:
 #  - hostile_tree (tests/cgcount/hostile_tree.c) builds a chain 1,500
 #    levels deep, a 4,095-byte path with a child, names with byte 0xff and
-#    terminal escapes, 2,000 siblings, and checks libcgcount's subtree,
-#    regex, path and id adds on it (through auto's backend);
+#    terminal escapes, 2,000 siblings (HOSTILE_DEPTH and HOSTILE_WIDE
+#    set the levels and siblings: the debug kernel's smaller tree,
+#    tests/vm-tests.d/66-adversarial.list), and checks libcgcount's
+#    subtree, regex, path and id adds on it (through auto's backend);
 #  - a directory "private" made 0700 with three children, whose files are
 #    made 000, and 000 files in the hostile tree: what the user controls.
 # Then on every backend (shared where the kernel has it):

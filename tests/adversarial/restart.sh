@@ -2,14 +2,16 @@
 # Guest test (TAP): a counted cgroup restarted under the same name many
 # times (rmdir + mkdir, as systemctl restart does to a service's cgroup),
 # on every backend (shared where the kernel has it):
-#  - cgroup-exporter -r '^/NAME/svc$', scraped after each of 60 restarts:
+#  - cgroup-exporter -r '^/NAME/svc$', scraped after each of the restarts:
 #    every scrape HTTP 200, one series for the path afterwards, the same
 #    number of open descriptors (/proc/PID/fd) after the restarts as after
 #    the first scrape (the events backend opens a perf event per cgroup and
-#    cpu: a leak would add 60 x cpus), exit 0 on SIGTERM;
-#  - cgtop -b -d 0.1 with 60 restarts, each seen by a refresh: the same
+#    cpu: a leak would add restarts x cpus), exit 0 on SIGTERM;
+#  - cgtop -b -d 0.1 with as many restarts, each seen by a refresh: the same
 #    descriptors after them as after its first table, one row for the path
 #    in its last table, exit 0 on SIGTERM (ASan: no error, no leak).
+# ADV_RESTARTS sets the number of restarts (default 60; fewer on the debug
+# kernel: tests/vm-tests.d/66-adversarial.list).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -21,7 +23,7 @@ source tests/adversarial/adv-lib.sh
 NAME=advrestart-$$
 CG=$ROOT/$NAME
 PORT=${CGC_PORT:-9482}
-RESTARTS=60
+RESTARTS=${ADV_RESTARTS:-60}
 
 trap adv_cleanup EXIT
 
@@ -88,7 +90,7 @@ for b in $BACKENDS; do
 	for _ in $(seq 300); do grep -q '^cgtop:' "$tmp/top" && break; sleep 0.1; done
 	first=$(open_fds "$pid")
 	tables=$(grep -c '^cgtop:' "$tmp/top")
-	for _ in $(seq $RESTARTS); do
+	for _ in $(seq "$RESTARTS"); do
 		kill -0 "$pid" 2>/dev/null || break	# cgtop ended: its status says why
 		rmdir "$CG/svc" && mkdir "$CG/svc"
 		# the next table: a refresh saw it

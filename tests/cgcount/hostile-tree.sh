@@ -10,7 +10,9 @@
 #  - one scrape of cgroup-exporter --subtree answers HTTP 200 with a series
 #    for every cgroup, and the exporter exits 0 on SIGTERM.
 # CGC_BIN selects the tools (default build/bin; the ASan run passes
-# build/cgcount/asan/bin), HOSTILE_TREE the program (the ASan build).
+# build/cgcount/asan/bin), HOSTILE_TREE the program (the ASan build),
+# HOSTILE_DEPTH and HOSTILE_WIDE the chain's levels and the siblings (the
+# debug kernel's smaller tree: tests/vm-tests.d/60-cgcount.list).
 # No set -e: a failed check is a TAP line and the test goes on to the next.
 set -u
 BIN=${CGC_BIN:-build/bin}

@@ -4,18 +4,18 @@
  * subtree may build it: hostile_tree DIR [BACKEND [UID]] builds below the
  * empty cgroup DIR (as UID when given: its effective uid and gid, which
  * leaves it no capability, the owner of a subtree delegated to UID)
- *   - chain/: 1,500 levels, d/d/d/...;
+ *   - chain/: 1,500 levels, d/d/d/... (HOSTILE_DEPTH levels when set);
  *   - long/: names of up to 255 bytes down to a cgroup whose absolute path
  *     is 4,095 bytes, and its child "child", past PATH_MAX;
  *   - names/: 0xff bytes, terminal escape sequences, quotes, backslash,
  *     printf conversions, a tab, a leading dot (what the kernel takes: all
  *     but '/' and newline);
- *   - wide/: 2,000 siblings;
+ *   - wide/: 2,000 siblings (HOSTILE_WIDE when set);
  * and checks libcgcount, through BACKEND (default auto), against the paths
  * it made (the truth: each mkdir that succeeded): cgcount_add_subtree() and
  * cgcount_add_regex() count every cgroup of the tree, each path whole;
  * cgcount_add_path() takes the path longer than PATH_MAX, cgcount_add_id()
- * finds the 1,500th level by its id.  It prints "COUNT n" (the cgroups of
+ * finds the chain's last level by its id.  It prints "COUNT n" (the cgroups of
  * DIR's tree, DIR included) for the tools' checks and a "RESULT ok|fail
  * what" line per check; the caller (tests/cgcount/hostile-tree.sh) removes
  * the tree.
@@ -33,8 +33,8 @@
 
 #include "cgcount.h"
 
-#define CHAIN_DEPTH 1500
-#define WIDE 2000
+#define CHAIN_DEPTH 1500	/* HOSTILE_DEPTH overrides */
+#define WIDE 2000		/* HOSTILE_WIDE overrides */
 #define LONG_PATH 4095	/* PATH_MAX less its NUL */
 
 /* The paths made (relative to the cgroup2 root, leading '/'): the truth */
@@ -137,12 +137,27 @@ static char *make_long(struct made *m, int fd, char *path, size_t abs_len)
 	return child;
 }
 
+/* $@var, a count from 1 to 100,000, else @def (-1 when it is not one) */
+static int size_from_env(const char *var, int def)
+{
+	const char *s = getenv(var);
+	char *end;
+	long n;
+
+	if (!s)
+		return def;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	return errno || end == s || *end || n < 1 || n > 100000 ? -1 : (int)n;
+}
+
 static const char *const hostile_names[] = {
 	"\xff", "\xfe\xff\x80", "\x1b[2J\x1b[31mred", "\x1b]0;title\x07", "quote\"back\\slash",
 	"%s%n%x", " lead space", "tab\tname", ".hidden", "-dash", "*?[",
 };
 
 struct tree {
+	int depth, wide;	/* the chain's levels, wide/'s siblings */
 	struct made made;
 	char *deepest;		/* the chain's last level */
 	char *past_path_max;	/* long/.../child */
@@ -158,7 +173,7 @@ static void build(struct tree *t, const char *root, const char *dir, const char 
 		fail_out(dir);
 	remember(&t->made, rel);
 	fd = make(&t->made, dir_fd, rel, "chain", true, &path);
-	t->deepest = make_chain(&t->made, fd, path, CHAIN_DEPTH);
+	t->deepest = make_chain(&t->made, fd, path, t->depth);
 	fd = make(&t->made, dir_fd, rel, "long", true, &path);
 	t->past_path_max = make_long(&t->made, fd, path, strlen(root) + strlen(path));
 	fd = make(&t->made, dir_fd, rel, "names", true, &path);
@@ -167,7 +182,7 @@ static void build(struct tree *t, const char *root, const char *dir, const char 
 	close(fd);
 	free(path);
 	fd = make(&t->made, dir_fd, rel, "wide", true, &path);
-	for (i = 0; i < WIDE; i++) {
+	for (i = 0; i < (size_t)t->wide; i++) {
 		snprintf(name, sizeof(name), "s%zu", i);
 		make(&t->made, fd, path, name, false, NULL);
 	}
@@ -277,7 +292,7 @@ static bool added_as(struct cgcount *s, int ret, const char *want, const char *h
 static void check_one(struct tree *t, const char *root)
 {
 	struct cgcount *s = session();
-	char *abs = join(root, t->past_path_max + 1);
+	char *abs = join(root, t->past_path_max + 1), what[80];
 	uint64_t id;
 	int ret;
 
@@ -290,8 +305,9 @@ static void check_one(struct tree *t, const char *root)
 	ret = cgcount_cgroup_id(s, t->deepest, &id);
 	if (!ret)
 		ret = cgcount_add_id(s, id);
-	result(added_as(s, ret, t->deepest, "add_id"),
-	       "cgcount_add_id finds the chain's 1,500th level, its path whole");
+	snprintf(what, sizeof(what), "cgcount_add_id finds the chain's level %d, its path whole",
+		 t->depth);
+	result(added_as(s, ret, t->deepest, "add_id"), what);
 	cgcount_close(s);
 }
 
@@ -315,7 +331,10 @@ static void build_as(struct tree *t, const char *root, const char *dir, const ch
 
 int main(int argc, char **argv)
 {
-	struct tree t = { 0 };
+	struct tree t = {
+		.depth = size_from_env("HOSTILE_DEPTH", CHAIN_DEPTH),
+		.wide = size_from_env("HOSTILE_WIDE", WIDE),
+	};
 	struct cgcount *s;
 	const char *dir = argc > 1 ? argv[1] : NULL, *rel;
 	char root[4096], *end = NULL;
@@ -323,9 +342,10 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (!dir || dir[0] != '/' || (argc > 2 && cgcount_parse_backend(argv[2], &backend)) ||
-	    (end && (*end || uid <= 0))) {
-		fprintf(stderr, "usage: hostile_tree DIR [BACKEND [UID]] (DIR: an empty cgroup, "
-			"absolute; UID: who builds, DIR delegated to it)\n");
+	    (end && (*end || uid <= 0)) || t.depth < 0 || t.wide < 0) {
+		fprintf(stderr, "usage: [HOSTILE_DEPTH=LEVELS] [HOSTILE_WIDE=SIBLINGS] "
+			"hostile_tree DIR [BACKEND [UID]] (DIR: an empty cgroup, absolute; UID: "
+			"who builds, DIR delegated to it; LEVELS, SIBLINGS: 1 to 100,000)\n");
 		return 2;
 	}
 	s = session();
@@ -340,8 +360,8 @@ int main(int argc, char **argv)
 	qsort(t.made.paths, t.made.nr, sizeof(*t.made.paths), by_string);
 	printf("COUNT %zu\n", t.made.nr);
 	printf("# made %zu cgroups: %d levels, a %zu-byte path, %zu names, %d siblings\n",
-	       t.made.nr, CHAIN_DEPTH, strlen(root) + strlen(t.past_path_max),
-	       sizeof(hostile_names) / sizeof(hostile_names[0]), WIDE);
+	       t.made.nr, t.depth, strlen(root) + strlen(t.past_path_max),
+	       sizeof(hostile_names) / sizeof(hostile_names[0]), t.wide);
 	check_subtree(&t, dir);
 	check_regex(&t, rel);
 	check_one(&t, root);
