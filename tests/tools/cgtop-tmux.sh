@@ -41,7 +41,7 @@ wait_screen() {
 	for _ in $(seq 150); do
 		capture
 		grep -qE -- "$1" "$tmp/screen" && return 0
-		sleep 0.2
+		nap 0.2
 	done
 	sed 's/^/# /' "$tmp/screen"
 	return 1
@@ -54,10 +54,12 @@ mkdir -p "$CG/$TOP/busy" "$CG/$TOP/sleepy" "$CG/$TOP/$LONG"
 for i in $(seq 30); do mkdir "$CG/$TOP/idle$i"; done
 bash -c "echo \$\$ > $CG/$TOP/busy/cgroup.procs; while :; do :; done" &
 pids+=($!)
-# the sleepers wait on a fifo no one writes (read -t: bash's own timer), not
-# in a forked sleep: a fork every 10 ms costs a debug kernel (KASAN,
-# lockdep) more cpu than the busy loop gets
+# the sleepers and the polls wait on a fifo no one writes (read -t: bash's
+# own timer), not in a forked sleep: a fork every 10 ms costs a debug
+# kernel (KASAN, lockdep) more cpu than the busy loop gets
 mkfifo "$tmp/never"
+exec 4<>"$tmp/never"
+nap() { read -r -t "$1" -u 4; }
 sleeper() { # CGROUP SECONDS
 	bash -c "echo \$\$ > '$1/cgroup.procs'; exec 3<>'$tmp/never'; while :; do read -r -t $2 -u 3; done" &
 	pids+=($!)
@@ -104,7 +106,7 @@ wait_screen "sorted by path \(reversed\)"
 check "'r' reverses: /$TOP/sleepy first ($(first_path))" [ "$(first_path)" = "/$TOP/sleepy" ]
 
 "${TMUX_CMD[@]}" send-keys -t cgtop 'q'
-for _ in $(seq 50); do [ -s "$tmp/status" ] && break; sleep 0.2; done
+for _ in $(seq 50); do [ -s "$tmp/status" ] && break; nap 0.2; done
 check "'q' quits: $(cat "$tmp/status" 2>/dev/null)" grep -qx "exit=0" "$tmp/status"
 capture
 check "the terminal's screen is restored (no table left on it)" \
