@@ -28,10 +28,12 @@
 # 2. Applies the series with `git am` (no fuzz, no 3-way merge);
 #    re-applies from "base" only when the series or a patch changed.
 # 3. Configures tinyconfig + kvm_guest.config + kernel/config/guest.fragment
-#    (+ debug.fragment for the debug variant, bench.fragment for the
-#    benchmark variant, bench.fragment and irqsoff.fragment for the
-#    IRQs-off measurement variant), checks that every requested option survived
-#    olddefconfig (a later fragment overrides an earlier one).
+#    (+ systemd.fragment for the x86_64 default and debug variants, whose
+#    guests also boot the Debian 12 systemd host; + debug.fragment for the debug
+#    variant, bench.fragment for the benchmark variant, bench.fragment and
+#    irqsoff.fragment for the IRQs-off measurement variant), checks that
+#    every requested option survived olddefconfig (a later fragment
+#    overrides an earlier one).
 # 4. Builds bzImage with ccache into build/kbuild[-debug] and copies it to
 #    build/bzImage, bzImage-debug, bzImage-bench or bzImage-irqsoff (with
 #    the version for 7.3: bzImage-7.3-irqsoff); installs uapi headers to
@@ -82,11 +84,15 @@ case $LINUX in
 *)	echo "error: --linux 6.12 or 7.3" >&2; exit 2 ;;
 esac
 
-# the architecture: its make ARCH, image target, image file and fragment
+# the architecture: its make ARCH, image target, image file and fragment;
+# HOST_FRAGMENTS, for the default and debug variants: what booting the
+# Debian 12 systemd host needs (an amd64 image: x86_64 only)
 ARCH_FRAGMENTS=()
+HOST_FRAGMENTS=()
 ARCH_TAG=
 case $KARCH in
-x86_64)	CROSS=; KIMAGE=bzImage; IMAGE_NAME=bzImage ;;
+x86_64)	CROSS=; KIMAGE=bzImage; IMAGE_NAME=bzImage
+	HOST_FRAGMENTS=("$CONFIG_DIR/systemd.fragment") ;;
 arm64)	[ "$LINUX" = 7.3 ] || { echo "error: --arch arm64 builds Linux 7.3 only" >&2; exit 2; }
 	CROSS=aarch64-linux-gnu-; KIMAGE=Image; IMAGE_NAME=Image
 	ARCH_TAG=-arm64; SUFFIX=$SUFFIX$ARCH_TAG
@@ -101,9 +107,10 @@ fi
 
 case $VARIANT in
 default) OBJ=$BUILD/kbuild$SUFFIX; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}") ;;
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${HOST_FRAGMENTS[@]}" "${ARCH_FRAGMENTS[@]}") ;;
 debug) OBJ=$BUILD/kbuild$SUFFIX-debug; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-debug
-	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}" "$CONFIG_DIR/debug.fragment") ;;
+	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${HOST_FRAGMENTS[@]}" "${ARCH_FRAGMENTS[@]}"
+		   "$CONFIG_DIR/debug.fragment") ;;
 bench) OBJ=$BUILD/kbuild$SUFFIX-bench; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-bench
 	FRAGMENTS=("$CONFIG_DIR/guest.fragment" "${ARCH_FRAGMENTS[@]}" "$CONFIG_DIR/bench.fragment") ;;
 irqsoff) OBJ=$BUILD/kbuild$SUFFIX-irqsoff; IMAGE=$BUILD/$IMAGE_NAME$SUFFIX-irqsoff
