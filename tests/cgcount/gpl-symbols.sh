@@ -8,6 +8,7 @@
 # not the packages' (stripped).
 #   tests/cgcount/gpl-symbols.sh FILE...
 # Exit status: 0 when none of FILE has one, 1 otherwise, 2 when nm fails.
+# No set -e: grep finding no symbol (exit 1) is the good case.
 set -uo pipefail
 # libperf: its object types' methods and libperf_init/print; libapi: its
 # file system helpers (fs/fs.h, fd/array.h, fs/tracing_path.h, cpu.h, io.h)
