@@ -307,12 +307,22 @@ TEST_F(attach, group_read_per_cgroup)
 	 * The ping-pong switches thousands of times: cpu.stat charges each
 	 * switch's own work to the next task and perf to the previous one,
 	 * which under emulation on a loaded host is 16% of a's time. The
-	 * classic cgroup event cuts time where the node does; cpu.stat stays
-	 * a sanity bound.
+	 * classic cgroup event cuts time near where the node does, both in
+	 * perf_event_task_sched_out() but not at the same instruction, and
+	 * the node's cpu-clock and its enabled time are two more readings.
+	 * Where the guest's clock is the host's (x86 under TCG), a
+	 * preemption of QEMU's thread between two such points goes to a in
+	 * one count and to the next task in the other: over ~3,000
+	 * switches, with other guests on the host's two cpus, the node read
+	 * 1,381.9 ms against classic 1,481.3 ms and enabled 1,485.5 ms, and
+	 * 737.4 against 716.5 ms in a CI run; alone, within 0.1%. 10% holds
+	 * that and still fails a node charged b's half of the ping-pong
+	 * (docs/development.md, "Comparing backends"); cpu.stat stays a
+	 * sanity bound, the context switches a tight one.
 	 */
-	EXPECT_TRUE(cgtest_within_pct(sum[0], classic, 2));
+	EXPECT_TRUE(cgtest_within_pct(sum[0], classic, 10));
 	EXPECT_TRUE(cgtest_within_pct(sum[0], u1 - u0, 20));
-	EXPECT_TRUE(cgtest_within_pct(te, sum[0], 2));
+	EXPECT_TRUE(cgtest_within_pct(te, sum[0], 10));
 	EXPECT_LE(own_csw, sum[1]);
 	EXPECT_GE(own_csw + own_csw / 50 + 10, sum[1]);
 }
