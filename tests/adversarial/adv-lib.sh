@@ -43,11 +43,28 @@ backend_usable() { # BACKEND ERRFILE
 	return 2
 }
 
-scrape() { # PORT FILE
-	python3 - "$1" "$2" <<'EOF'
+# scrape PORT FILE [PID]: GET /metrics of the exporter on PORT into FILE,
+# printing the HTTP status (0: no answer). It waits for the exporter to
+# listen: 30 s, or as long as PID lives (up to 600 s) when the exporter's
+# pid is given: opening thousands of counters before it listens takes it
+# minutes in a loaded guest.
+scrape() {
+	python3 - "$1" "$2" "${3:-}" <<'EOF'
 import sys, time, urllib.request, urllib.error
 url = "http://127.0.0.1:%s/metrics" % sys.argv[1]
-for _ in range(300):
+pid = sys.argv[3]
+deadline = time.monotonic() + (600 if pid else 30)
+
+
+def alive():
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+while time.monotonic() < deadline and (not pid or alive()):
     try:
         with urllib.request.urlopen(url, timeout=300) as r:
             open(sys.argv[2], "wb").write(r.read())

@@ -130,7 +130,7 @@ for b in $BACKENDS; do
 	exporter=$!
 	pids+=("$exporter")
 	rm -f "$tmp/metrics"
-	status=$(scrape "$PORT" "$tmp/metrics")
+	status=$(scrape "$PORT" "$tmp/metrics" "$exporter")
 	served=$(python3 - "$tmp/metrics" "$SUB" <<'EOF'
 import re, sys
 # label values are UTF-8 (the exporter writes other bytes as \xHH)
