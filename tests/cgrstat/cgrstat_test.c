@@ -278,14 +278,26 @@ static void worker_stop(struct worker *w)
  */
 static long long worker_stop_counted(struct worker *w)
 {
+	long long total = -1, last;
 	siginfo_t info;
-	long long total;
+	int tries = 0;
 
 	kill(w->pid, SIGKILL);
 	if (waitid(P_PID, w->pid, &info, WEXITED | WNOWAIT))
 		return -1;
-	cgtest_settle_exited_tasks();
-	total = task_switches(w->pid);
+	/*
+	 * A zombie (waitid returns after exit_notify()) may still be
+	 * preempted before its last switch, out of do_task_dead(), which
+	 * the collector counts: read its count until it stays the same
+	 * over 10 ms with the cpus left to it (on Debian's 6.16 one read
+	 * in six came one switch short).
+	 */
+	do {
+		last = total;
+		cgtest_settle_exited_tasks();
+		usleep(10000);
+		total = task_switches(w->pid);
+	} while (total != last && ++tries < 50);
 	worker_stop(w);
 	return total;
 }
