@@ -7,9 +7,9 @@
 #   backend_usable B ERRFILE   0: B opened; 1: the kernel lacks B where it
 #             may (shared on Debian's kernels), said on stdout as a reason;
 #             2: B failed where the kernel must have it
-#   scrape PORT FILE           one GET /metrics into FILE (waits for the
-#             exporter to listen, 30 s, and its answer, 300 s); the HTTP
-#             status on stdout, 0 for none
+#   scrape PORT FILE [PID]     one GET /metrics into FILE (waits for the
+#             exporter to listen, 30 s, or while PID lives, 600 s, and for
+#             its answer, 300 s); the HTTP status on stdout, 0 for none
 #   open_fds PID               the number of PID's open descriptors, the
 #             fewest of 10 looks over half a second (40 over 2 s on the
 #             debug kernel)
@@ -43,12 +43,10 @@ backend_usable() { # BACKEND ERRFILE
 	return 2
 }
 
-# scrape PORT FILE [PID]: GET /metrics of the exporter on PORT into FILE,
-# printing the HTTP status (0: no answer). It waits for the exporter to
-# listen: 30 s, or as long as PID lives (up to 600 s) when the exporter's
-# pid is given: opening thousands of counters before it listens takes it
-# minutes in a loaded guest.
-scrape() {
+# With the exporter's PID, waiting for it to listen lasts while it lives:
+# opening thousands of counters before it listens takes minutes in a
+# loaded guest.
+scrape() { # PORT FILE [PID]
 	python3 - "$1" "$2" "${3:-}" <<'EOF'
 import sys, time, urllib.request, urllib.error
 url = "http://127.0.0.1:%s/metrics" % sys.argv[1]
