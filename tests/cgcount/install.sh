@@ -6,9 +6,9 @@
 # PREFIX/share/man/man3; C and C++ programs built with pkg-config link
 # against the shared and the static library, which need no libbpf or
 # libperf at run time, and neither libraries nor tools hold anything of the
-# kernel tree's libperf or libapi (GPL-2.0); a program built against an older header (old-abi/)
-# runs with the new .so; the tools land in PREFIX/bin and run from there,
-# their man pages in PREFIX/share/man/man1. `make install` builds nothing:
+# kernel tree's libperf or libapi (GPL-2.0); a program built against an
+# older header (old-abi/) runs with the new .so; the tools land in
+# PREFIX/bin and run from there, their man pages in PREFIX/share/man/man1. `make install` builds nothing:
 # with nothing built it stops at once, naming what to build.
 # The ABI of the built .so (soname, exports, version
 # node, licence) is tests/hygiene/library-abi.sh's.

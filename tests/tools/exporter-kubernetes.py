@@ -36,8 +36,8 @@ import tempfile
 import time
 
 import tooltest
-from tooltest import (BIN, CGROOT, Process, check, kill_procs, loopback_up, passed, results,
-                      run_test, spin_in)
+from tooltest import (BIN, CGROOT, Process, check, loopback_up, passed, results, run_test,
+                      spin_in)
 
 PORT = int(os.environ.get("EXPORTER_PORT", "9470"))
 TOLERANCE = 0.05
@@ -153,28 +153,34 @@ def thp_restore(was):
             f.write(was)
 
 
+tmp = tempfile.mkdtemp(prefix="k8s-")
+thp_was = None
+
+
 def main():
+    global thp_was
     print("TAP version 13", flush=True)
     thp_was = thp_off()
     loopback_up()
-    tmp = tempfile.mkdtemp(prefix="k8s-")
     for cg in TREE + [POD_CG]:
         os.mkdir(CGROOT + cg)
-    try:
-        run(tmp)
-    finally:
-        thp_restore(thp_was)
-        kill_procs()
-        for cg in reversed(TREE + [POD_CG]):
-            for _ in range(50):
-                try:
-                    os.rmdir(CGROOT + cg)
-                    break
-                except OSError:
-                    time.sleep(0.1)
-        shutil.rmtree(tmp, ignore_errors=True)
+    run(tmp)
     print("1..%d" % len(results))
     return 0 if passed() else 1
+
+
+def cleanup():
+    thp_restore(thp_was)
+    for cg in reversed(TREE + [POD_CG]):
+        for _ in range(50):
+            try:
+                os.rmdir(CGROOT + cg)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.1)
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def run(tmp):
@@ -323,4 +329,4 @@ def check_all_levels(la, lb):
 
 
 if __name__ == "__main__":
-    run_test(main)
+    run_test(main, cleanup)
