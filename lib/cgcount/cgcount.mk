@@ -26,7 +26,7 @@ CGC_PC      := $(CGC_OUT)/cgcount.pc
 CGC_NAMES   := cgcount cgset subtree cgtree errors events backend_events backend_shared backend_rstat
 CGC_HDRS    := $(CGC_DIR)/cgcount.h $(CGC_DIR)/cgcount_int.h $(CGC_DIR)/cgset.h lib/cgrstat/cgrstat.h lib/cgutil/cgutil.h \
 	$(LIBBPF_HDRS_STAMP)
-CGC_LDLIBS  := -lpfm -lelf -lz -lpthread
+CGC_LDLIBS  := -lpfm $(LIBBPF_LDLIBS) -lpthread
 CGC_INC     := -I$(CGC_DIR) -Ilib/cgrstat -Ilib/cgutil $(LIBBPF_CFLAGS) -isystem $(KHDR)
 # hidden by default: only what cgcount.h marks CGCOUNT_API is exported
 CGC_CFLAGS  := $(CFLAGS_USER) -fPIC -fvisibility=hidden $(CGC_INC)

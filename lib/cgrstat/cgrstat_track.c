@@ -150,7 +150,9 @@ static void prog_run_stats(const struct bpf_program *prog, uint64_t *runs, uint6
 	__u32 len = sizeof(info);
 
 	*runs = *ns = 0;
-	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+	/* bpf_prog_get_info_by_fd() is libbpf 1.2's; this older form is in
+	 * every libbpf (Debian 12's 1.1, which the packages link) */
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		return;
 	*runs = info.run_cnt;
 	*ns = info.run_time_ns;

@@ -10,6 +10,9 @@
 #  - nothing packaged holds or needs the kernel tree's libperf or libapi
 #    (GPL-2.0): the .a and the dbgsym packages' symbol tables
 #    (tests/cgcount/gpl-symbols.sh), every ELF file's NEEDED;
+#  - the library and every tool link Debian's libbpf: libbpf.so.1 NEEDED,
+#    libbpf1 in the Depends, no libbpf function of their own (the .a and
+#    the dbgsym files' symbol tables);
 #  - unpacked into a root, a C and a C++ program built with pkg-config
 #    (sysroot) against libcgcount-dev run with the packaged .so;
 #  - cgcount(3) renders without a warning and is found by its name;
@@ -40,8 +43,13 @@ out=$tmp/deb
 root=$tmp/root
 
 echo "TAP version 13"
-echo "1..14"
-built="build/cgcount/libcgcount.so.$version build/cgcount/libcgcount.a build/bin/cgtop build/bin/cgroup-exporter"
+echo "1..15"
+# make's library and tools, and their build against Debian's libbpf that
+# make's systemd-host packages made (debian/rules, LIBBPF_SYSTEM=1)
+built=
+for dir in build build/libbpf-system; do
+	built="$built $dir/cgcount/libcgcount.so.$version $dir/cgcount/libcgcount.a $dir/bin/cgtop $dir/bin/cgroup-exporter"
+done
 # shellcheck disable=SC2086 # a list of files
 before=$(stat -c '%n %Y' $built)
 make -s deb DEB_OUT="$out" >"$tmp/deb.log" 2>&1
@@ -57,7 +65,7 @@ done
 check "make deb: $pkgs in DEB_OUT${missing:+; missing:$missing}" \
 	[ "$status" = 0 -a -z "$missing" -a -f "$(ls "$out"/*.changes 2>/dev/null)" ]
 [ "$status" = 0 ] || sed 's/^/# /' "$tmp/deb.log" | tail -30
-check "make deb rebuilt none of make's library and tools, built no kernel" \
+check "make deb rebuilt none of make's library and tools (build/, build/libbpf-system/), built no kernel" \
 	[ "$before" = "$after" -a -z "$(grep -E 'build-kernel|deps\.sh|^cc ' "$tmp/deb.log")" ]
 
 lintian --fail-on error,warning "$out"/*.changes >"$tmp/lintian.log" 2>&1
@@ -81,6 +89,20 @@ needed=$(find "$root/usr/bin" "$root/usr/lib/$ma" -type f -exec readelf -d {} + 
 	grep -E 'NEEDED.*lib(perf|api)' || true)
 check "the packages hold no libperf or libapi symbol and need no such library (.a and ${#debug[@]} dbgsym files)${gpl:+: $(head -3 <<<"$gpl" | tr '\n' ' ')...}${needed:+ $needed}" \
 	[ "${#debug[@]}" -ge 3 -a -z "$gpl" -a -z "$needed" ]
+
+elves=("$root/usr/lib/$ma/libcgcount.so.$version" "$root"/usr/bin/*)
+no_libbpf=
+for f in "${elves[@]}"; do
+	readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libbpf\.so\.1\]' || no_libbpf="$no_libbpf ${f##*/}"
+done
+no_depends=
+for p in libcgcount0 cgcount-tools cgroup-exporter; do
+	dpkg-deb -f "$out/${p}"_*.deb Depends | grep -q 'libbpf1 (' || no_depends="$no_depends $p"
+done
+own=$(nm --defined-only "$root/usr/lib/$ma/libcgcount.a" "${debug[@]}" 2>/dev/null |
+	grep -cE ' [TtWw] (bpf_object__|bpf_map__|bpf_program__|btf__|libbpf_set_print)')
+check "${#elves[@]} ELF files need libbpf.so.1 and define no libbpf function ($own), their packages Depend on libbpf1${no_libbpf:+; no libbpf.so.1:$no_libbpf}${no_depends:+; no libbpf1:$no_depends}" \
+	[ "${#elves[@]}" -ge 5 -a -z "$no_libbpf" -a -z "$no_depends" -a "$own" = 0 ]
 
 cat >"$tmp/prog.c" <<'PROG'
 #include <errno.h>

@@ -15,7 +15,12 @@
 #    CAP_DAC_READ_SEARCH, no capability outside it, no new privileges, a
 #    seccomp filter;
 #  - a busy unit started with systemd-run, restarted twice (each restart
-#    makes its cgroup anew at the same path), then Prometheus (Debian's
+#    makes its cgroup anew at the same path);
+#  - the packaged cgrstat counts the busy unit over BPF rstat with Debian's
+#    libbpf (libbpf1, which the packages link): its cpu-clock lies within
+#    5 % of cpu.stat's usage over the command it ran while counting and
+#    over its whole run;
+#  - then Prometheus (Debian's
 #    package and unit, scraping the exporter every second): the busy unit,
 #    and system.slice as the exporter's default (--collector.leaves-only)
 #    exports it, the sum of its leaves' series, each counted within 5 % of
@@ -58,7 +63,7 @@ MEASURED = ["/system.slice", BUSY_PATH]
 DYNAMIC_UIDS = range(61184, 65520)
 # CAP_DAC_READ_SEARCH (2), CAP_PERFMON (38), CAP_BPF (39)
 UNIT_CAPS = (1 << 2) | (1 << 38) | (1 << 39)
-PLAN = 10
+PLAN = 11
 
 
 def run(*cmd):
@@ -173,6 +178,36 @@ def start_busy():
           r.returncode == 0 and active == "active" and len(set(ids)) == 3)
 
 
+def check_rstat():
+    """The packaged cgrstat (cgcount-tools), its BPF programs loaded by
+    Debian's libbpf, counts the busy unit: cpu-clock between cpu.stat's
+    usage_usec over the command it runs while counting (3 s) and over its
+    whole run (BPF's load and the report included)."""
+    libbpf = run("dpkg-query", "-W", "-f", "${Version}", "libbpf1").stdout
+    ldd = [line.split() for line in run("ldd", "/usr/bin/cgrstat").stdout.splitlines()]
+    linked = [f[2] for f in ldd if f[:2] == ["libbpf.so.1", "=>"]]
+    stat = os.path.join(CGROOT, BUSY_PATH.lstrip("/"), "cpu.stat")
+    outer = [usage_usec(BUSY_PATH)]
+    r = run("/usr/bin/cgrstat", "-e", "cpu-clock", "-r", BUSY_PATH.lstrip("/"), "--", "/bin/sh",
+            "-c", "grep ^usage_usec %s; sleep 3; grep ^usage_usec %s" % (stat, stat))
+    outer.append(usage_usec(BUSY_PATH))
+    inner = [int(line.split()[1]) for line in r.stdout.splitlines()
+             if line.startswith("usage_usec ")]
+    report = r.stdout.partition("cgroup %s\n" % BUSY_PATH)[2].splitlines()
+    counted = [int(line.split()[1]) / 1000 for line in report if line.startswith("cpu-clock ")]
+    note("cgrstat: %s\nldd: libbpf.so.1 => %s (libbpf1 %s)" % (
+        r.stdout.replace("\n", " ").strip(), linked, libbpf))
+    ok = r.returncode == 0 and len(inner) == 2 and counted and linked and libbpf
+    if ok:
+        what = "cpu-clock %.0f us, cpu.stat %d to %d us" % (
+            counted[0], inner[1] - inner[0], outer[1] - outer[0])
+        ok = within(counted[0], inner[1] - inner[0], outer[1] - outer[0])
+    else:
+        what = "exit %d" % r.returncode
+    check("cgrstat (libbpf1 %s, %s) counts %s over BPF rstat: %s" % (
+        libbpf, " ".join(linked) or "no libbpf.so.1", BUSY, what), ok)
+
+
 def start_prometheus():
     with open("/etc/prometheus/prometheus.yml", "w") as f:
         f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
@@ -266,6 +301,7 @@ def main():
     check_sandbox(start_exporter())
     start_busy()
     note("installed, the exporter and %s running after %.1f s" % (BUSY, time.monotonic() - start))
+    check_rstat()
     ep.wait_for("http://127.0.0.1:9090/-/ready", 180)
     note("Prometheus ready after %.1f s" % (time.monotonic() - start))
     rec = CpuStat()
