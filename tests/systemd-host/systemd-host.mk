@@ -2,7 +2,10 @@
 # as init boots with (tests/vm-tests.d/67-systemd-host.list):
 #   $(BUILD)/systemd-host/deb/*.deb  make deb's packages, which the guest installs;
 #                                    built again only when what they package changed
-#                                    (a directory of their own: make deb replaces build/deb)
+#                                    (a directory of their own: make deb replaces build/deb).
+#                                    make's library and tools stand for their sources:
+#                                    debian/rules builds them again against Debian's
+#                                    libbpf, in build/libbpf-system
 #   $(BUILD)/systemd-host/image.path the path of the host's disk image
 #                                    (scripts/systemd-host-image.sh: built again only
 #                                    when its recipe changed, the hash in its name)
