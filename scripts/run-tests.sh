@@ -33,6 +33,11 @@
 # PMU, which only the arm64 guests have (QEMU's PMUv3; x86 under TCG has
 # none), and runs on the kernels whose tests are "hw" or "hw-no-patch" in
 # tests/kernels.list, and on no other.
+# "exact-clock" for a test that needs the instruction-exact guest clock
+# (guest time is instructions retired, whatever the host's load), which
+# only the arm64 guests have (scripts/vm-run.sh): it runs where the hw
+# tests run (the kernels whose tests are "hw" or "hw-no-patch"), and on no
+# other; with no-patch, on the hw-no-patch kernels too.
 # "systemd" for a test of a whole Debian host with systemd as init (the
 # image of scripts/systemd-host-image.sh): it runs on the kernels whose
 # tests are "systemd" in tests/kernels.list, which scripts/check.sh boots
@@ -94,8 +99,8 @@ selected() {
 
 # parse_line LINE: sets limit (debug-timeout='s on the debug kernel), scope
 # (every-guest or one-guest), parallel (0 or 1), onevcpu (0 or 1), nopatch
-# (0 or 1), hw (0 or 1), systemd (0 or 1), only (a kernel's name, or empty),
-# name and cmd
+# (0 or 1), hw (0 or 1), exact (0 or 1: exact-clock), systemd (0 or 1), only
+# (a kernel's name, or empty), name and cmd
 parse_line() {
 	local rest=$1
 	limit=600
@@ -105,6 +110,7 @@ parse_line() {
 	onevcpu=0
 	nopatch=0
 	hw=0
+	exact=0
 	systemd=0
 	only=
 	while :; do
@@ -117,6 +123,7 @@ parse_line() {
 		one-vcpu[[:space:]]*) onevcpu=1 ;;
 		no-patch[[:space:]]*) nopatch=1 ;;
 		hw[[:space:]]*) hw=1 ;;
+		exact-clock[[:space:]]*) exact=1 ;;
 		systemd[[:space:]]*) systemd=1 ;;
 		*) break ;;
 		esac
@@ -148,10 +155,10 @@ for list in "$LISTDIR"/*.list; do
 		case $line in ''|'#'*) continue ;; esac
 		parse_line "$line"
 		case ${TEST_SET:-all} in
-		all) [ $hw = 0 ] && [ $systemd = 0 ] ;;
-		no-patch) [ $hw = 0 ] && [ $systemd = 0 ] && [ $nopatch = 1 ] ;;
-		hw) [ $hw = 1 ] ;;
-		hw-no-patch) [ $hw = 1 ] && [ $nopatch = 1 ] ;;
+		all) [ $hw = 0 ] && [ $exact = 0 ] && [ $systemd = 0 ] ;;
+		no-patch) [ $hw = 0 ] && [ $exact = 0 ] && [ $systemd = 0 ] && [ $nopatch = 1 ] ;;
+		hw) [ $hw = 1 ] || [ $exact = 1 ] ;;
+		hw-no-patch) { [ $hw = 1 ] || [ $exact = 1 ]; } && [ $nopatch = 1 ] ;;
 		systemd) [ $systemd = 1 ] ;;
 		*) false ;;
 		esac || continue
