@@ -34,6 +34,9 @@ PACKAGES=(
 	libmicrohttpd-dev libgnutls28-dev libseccomp-dev libyaml-dev libcrypt-dev
 	# make deb (debian/) and its checks: lintian, systemd-analyze, pkg-config
 	debhelper lintian systemd pkgconf
+	# make image (deploy/container/build-image.sh), its tests: the OCI image
+	# made, inspected, loaded as README.md says and run as the DaemonSet runs it
+	umoci skopeo crun containerd podman
 )
 
 missing=()
