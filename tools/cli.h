@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#define CLI_VERSION "0.2.0"
+#define CLI_VERSION "0.4.0"	/* the project's: debian/changelog's (tests/tools/cli.sh) */
 #define CLI_EXIT_USAGE 2
 
 static inline int cli_version(const char *prog)

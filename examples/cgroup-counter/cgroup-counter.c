@@ -118,7 +118,7 @@ static int parse_options(int argc, char **argv, struct options *opt)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("cgroup-counter (linux-multicgroup) 0.2.0\n");
+			printf("cgroup-counter (linux-multicgroup) 0.4.0\n");
 			exit(0);
 		default:
 			return -1;

@@ -2,13 +2,14 @@
 # Host test (TAP) of the command-line conventions of every tool (tools/cli.h)
 # and of its man page (docs/man):
 #  - --help prints the usage on stdout, nothing on stderr, exit status 0;
-#  - --version prints "TOOL (linux-multicgroup) VERSION", exit status 0;
+#  - --version prints "TOOL (linux-multicgroup) VERSION", exit status 0,
+#    VERSION the packages' (debian/changelog), bench drivers included;
 #  - an unknown option and a bad value print on stderr only, exit status 2;
 #    so do an unknown event and a bad regex (cgtop, cgroup-exporter: what
 #    libcgcount refuses of the command line is a usage error too);
 #  - --help has no unexpanded printf conversion (%s);
-#  - `man -l` renders the man page without a warning, and every option the
-#    usage names (-x, --long) appears in it;
+#  - `man -l` renders the man page without a warning, every option the
+#    usage names (-x, --long) appears in it, and its .TH names VERSION;
 #  - the bench drivers cgbench and memcg_stat_bench (bench/README.md
 #    documents them, no man page): --help, --version and an unknown option
 #    the same way.
@@ -18,6 +19,8 @@ cd "$(dirname "$0")/../.." || exit 1
 BIN=${TOOLS_BIN:-build/bin}
 MAN=docs/man
 TOOLS="cgtop cgroup-exporter cgrstat memcg-stat cgroup-counter"
+# the version every tool says: the packages' (the image's tag follows it)
+VERSION=$(dpkg-parsechangelog -l debian/changelog -S Version)
 # a value each tool must refuse
 declare -A BAD_VALUE=(
 	[cgtop]="-d nope" [cgroup-exporter]="--textfile.interval=-1"
@@ -66,8 +69,8 @@ for t in $TOOLS; do
 		[ $rc -eq 0 -a -s "$tmp/out" -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" -ge 1 \
 		  -a "$(grep -c '%[sdu]' "$tmp/out")" = 0 ]
 	run "$t" --version
-	check "$t --version: '$(cat "$tmp/out")', exit 0" \
-		[ $rc -eq 0 -a "$(grep -cE "^$t \(linux-multicgroup\) [0-9]+\.[0-9]+" "$tmp/out")" = 1 ]
+	check "$t --version: '$(cat "$tmp/out")', exit 0, the packages' $VERSION" \
+		[ $rc -eq 0 -a "$(cat "$tmp/out")" = "$t (linux-multicgroup) $VERSION" ]
 	run "$t" --no-such-option
 	check "$t --no-such-option: stderr only, exit 2" [ $rc -eq 2 -a ! -s "$tmp/out" -a -s "$tmp/err" ]
 	# shellcheck disable=SC2086 # the bad value is split on purpose
@@ -85,8 +88,9 @@ for t in $TOOLS; do
 		*) grep -qE -- "(^|[^-[:alnum:]])$opt([^[:alnum:]]|\$)" "$tmp/man" ;;	# not inside --long
 		esac || missing="$missing $opt"
 	done
-	check "$t.1 renders without warnings ($(head -1 "$tmp/manerr")) and names every option of --help${missing:+; missing:$missing}" \
-		[ -s "$tmp/man" -a ! -s "$tmp/manerr" -a -z "$missing" ]
+	th=$(head -1 "$MAN/$t.1")
+	check "$t.1 renders without warnings ($(head -1 "$tmp/manerr")), names every option of --help${missing:+ (missing:$missing)} and $VERSION ($th)" \
+		[ -s "$tmp/man" -a ! -s "$tmp/manerr" -a -z "$missing" -a "$(grep -cF "\"linux-multicgroup $VERSION\"" <<<"$th")" = 1 ]
 done
 for c in "${LIB_USAGE[@]}"; do
 	IFS='|' read -r t what args names <<<"$c"
@@ -104,8 +108,8 @@ for b in "${BENCH_DRIVERS[@]}"; do
 	check "$t --help: usage on stdout, exit 0" \
 		[ $rc -eq 0 -a ! -s "$tmp/err" -a "$(grep -c '^usage: ' "$tmp/out")" = 1 ]
 	run "$t" --version
-	check "$t --version: '$(cat "$tmp/out")', exit 0" \
-		[ $rc -eq 0 -a "$(grep -cE "^$t \(linux-multicgroup\) [0-9]+\.[0-9]+" "$tmp/out")" = 1 ]
+	check "$t --version: '$(cat "$tmp/out")', exit 0, the packages' $VERSION" \
+		[ $rc -eq 0 -a "$(cat "$tmp/out")" = "$t (linux-multicgroup) $VERSION" ]
 	# shellcheck disable=SC2086 # the arguments are split on purpose
 	run "$t" $args
 	check "$t $args: stderr only, exit 2" [ $rc -eq 2 -a ! -s "$tmp/out" -a -s "$tmp/err" ]
