@@ -49,7 +49,7 @@ int cgroupfs_prepare(const char *prog, const char *dir, int *by_id)
 	}
 	fprintf(stderr, "%s: %s lies outside this process's cgroup namespace, where the "
 		"kernel finds no cgroup by id, and the host's could not be entered (setns "
-		CGROUPFS_HOST_NS ": %s; it needs the host's PID namespace and CAP_SYS_ADMIN)\n",
+		CGROUPFS_HOST_NS ": %s; it needs the host's PID namespace, CAP_SYS_ADMIN and CAP_SYS_PTRACE)\n",
 		prog, dir, ret < 0 ? strerror(-ret) : "another container's namespace");
 	*by_id = 0;
 	return 0;

@@ -131,7 +131,7 @@ static int cgroupfs_opts(const char *dir)
 	if (status || by_id)
 		return status;
 	fprintf(stderr, "cgrstat: its reads find cgroups by id: run it with the host's "
-		"PID namespace and CAP_SYS_ADMIN\n");
+		"PID namespace, CAP_SYS_ADMIN and CAP_SYS_PTRACE\n");
 	return 1;
 }
 

@@ -212,7 +212,7 @@ static int use_cgroupfs(struct cgtool *t)
 		return 0;
 	}
 	cgtool_log(CGTOOL_LOG_ERROR, "--backend=%s finds cgroups by id: run with the host's "
-		   "PID namespace and CAP_SYS_ADMIN, or --backend=events\n",
+		   "PID namespace, CAP_SYS_ADMIN and CAP_SYS_PTRACE, or --backend=events\n",
 		   cgcount_backend_name(b));
 	open_errno = EPERM;
 	return -1;

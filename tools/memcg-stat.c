@@ -209,7 +209,7 @@ static int use_cgroupfs(struct cli *c)
 		return status;
 	if (c->opts.flags & MEMCG_STAT_FORCE_BPF) {
 		fprintf(stderr, "memcg-stat: -b: the bpf reader finds cgroups by id: run it "
-			"with the host's PID namespace and CAP_SYS_ADMIN, or without -b\n");
+			"with the host's PID namespace, CAP_SYS_ADMIN and CAP_SYS_PTRACE, or without -b\n");
 		return 1;
 	}
 	fprintf(stderr, "memcg-stat: reading memory.stat as text, by path\n");

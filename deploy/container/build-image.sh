@@ -7,10 +7,11 @@
 #   deploy/container/build-image.sh [--update] DEBDIR      (make image)
 #
 # DEBDIR holds the cgroup-exporter package (make image: make's packages of
-# build/systemd-host/deb, as make deb builds them). Prints the archive's path, build/image/cgroup-exporter-<version>.oci.tar,
-# whose one image is named localhost/cgroup-exporter:<version> (the
-# package's version); podman load, skopeo copy oci-archive: and
-# ctr images import take it. Two layers:
+# build/systemd-host/deb, as make deb builds them). Prints the archive's
+# path, build/image/cgroup-exporter-<version>.oci.tar, whose one image is
+# named localhost/cgroup-exporter:<version> (the package's version);
+# podman load, skopeo copy oci-archive: and ctr images import take it.
+# Two layers:
 #
 #  - Debian 12's Essential packages and the libraries the package depends
 #    on (its Depends, apt resolving what they need), installed by mmdebstrap

@@ -201,7 +201,7 @@ def run(tmp):
     refused = Exporter(tmp, "refused", ["--backend=shared", "--textfile=-"], caps=False)
     rc = refused.proc.wait(timeout=120)
     check("--backend=shared without CAP_SYS_ADMIN is refused, saying what to do (exit 1)",
-          rc == 1 and "CAP_SYS_ADMIN, or --backend=events" in refused.stderr(),
+          rc == 1 and "CAP_SYS_ADMIN and CAP_SYS_PTRACE, or --backend=events" in refused.stderr(),
           "exit %d: %s" % (rc, refused.stderr().strip()))
     for name, e in exps.items():
         if not e.wait_listening(120):
