@@ -13,7 +13,13 @@
 #    manifest's args are options cgroup-exporter --help lists, and the
 #    exporter takes them together (--path.cgroupfs given the host's cgroup2
 #    mount, a text file written once, exit 0); the port it listens on is
-#    the container's and the prometheus.io/port annotation's.
+#    the container's and the prometheus.io/port annotation's;
+#  - README.md's scrape configuration for the pods passes promtool check
+#    config with one pod's target for its kubernetes_sd_configs (Debian's
+#    Prometheus is built without Kubernetes discovery: its promtool, 2.42,
+#    rejects the field), and its relabelling (RE2 matches the whole string,
+#    as re.fullmatch) points a pod's address at the annotation's port and
+#    keeps only the pods the annotation asks for.
 # The image itself, and the DaemonSet's pod run from it: tests/deploy/image.py,
 # tests/deploy/image-run.py.
 # TOOLS_BIN selects the exporter (default build/bin).
@@ -24,6 +30,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -56,6 +63,57 @@ def entrypoint():
     out = subprocess.run(["skopeo", "inspect", "--config", "oci-archive:" + archives[0]],
                          capture_output=True, text=True, timeout=120)
     return json.loads(out.stdout)["config"]["Entrypoint"] if out.returncode == 0 else None
+
+
+def readme_scrape_config():
+    """The YAML block of README.md's Kubernetes section that names kubernetes_sd_configs"""
+    with open("README.md") as f:
+        blocks = re.findall(r"^```yaml\n(.*?)^```", f.read(), re.M | re.S)
+    found = [b for b in blocks if "kubernetes_sd_configs" in b]
+    return found[0] if len(found) == 1 else None
+
+
+def relabel(rules, labels):
+    """Prometheus' keep and replace actions on a target's labels (None: dropped)"""
+    labels = dict(labels)
+    for r in rules:
+        value = r.get("separator", ";").join(labels.get(s, "") for s in r["source_labels"])
+        m = re.fullmatch(r.get("regex", "(.*)"), value)
+        if r.get("action", "replace") == "keep":
+            if not m:
+                return None
+        elif m:
+            labels[r["target_label"]] = m.expand(
+                re.sub(r"\$(\d+)", r"\\\1", r.get("replacement", "$1")))
+    return labels
+
+
+def check_scrape_config(port):
+    text = readme_scrape_config()
+    check("README.md has one scrape configuration for the pods", text, text)
+    if not text:
+        return
+    config = yaml.safe_load(text)
+    job = config["scrape_configs"][0]
+    rules = job["relabel_configs"]
+    pod = {"__address__": "10.1.2.3:8080", "__meta_kubernetes_pod_node_name": "node-a",
+           "__meta_kubernetes_pod_annotation_prometheus_io_scrape": "true",
+           "__meta_kubernetes_pod_annotation_prometheus_io_port": port}
+    del job["kubernetes_sd_configs"]
+    job["static_configs"] = [{"targets": [pod["__address__"]],
+                              "labels": {k: v for k, v in pod.items() if k != "__address__"}}]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml") as f:
+        yaml.safe_dump(config, f)
+        f.flush()
+        lint = subprocess.run(["promtool", "check", "config", f.name],
+                              capture_output=True, text=True, timeout=60)
+    check("promtool check config takes it (one pod's target for kubernetes_sd_configs)",
+          lint.returncode == 0, (lint.stdout + lint.stderr).strip())
+    kept = relabel(rules, pod) or {}
+    other = dict(pod, __meta_kubernetes_pod_annotation_prometheus_io_scrape="")
+    check("its relabelling scrapes an annotated pod at 10.1.2.3:%s on its node, and no other "
+          "pod" % port, kept.get("__address__") == "10.1.2.3:" + port
+          and kept.get("node") == "node-a" and relabel(rules, other) is None, kept)
 
 
 def option_value(args, name):
@@ -121,6 +179,8 @@ def main():
           and annotations.get("prometheus.io/scrape") == "true"
           and annotations.get("prometheus.io/port") == port
           and annotations.get("prometheus.io/path") == "/metrics", (listen, annotations))
+
+    check_scrape_config(port)
 
     host_cgroupfs = subprocess.run(["findmnt", "-n", "-t", "cgroup2", "-o", "TARGET"],
                                    capture_output=True, text=True).stdout.split("\n")[0]
