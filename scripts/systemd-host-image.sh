@@ -6,19 +6,19 @@
 #   scripts/systemd-host-image.sh [--update]
 #
 # Prints the image's path, build/systemd-host/debian12-<hash>.img, where
-# <hash> is that of the recipe: this script, the package list below, the
-# dependencies of the packages `make deb` built (into build/systemd-host/deb:
-# tests/systemd-host/systemd-host.mk) and the files
-# of tests/systemd-host/image/ copied into the root. A recipe that did not
+# <hash> is that of the recipe: this script, scripts/bookworm-root.sh, the
+# package list below, the dependencies of the packages `make deb` built
+# (into build/systemd-host/deb: tests/systemd-host/systemd-host.mk) and the
+# files of tests/systemd-host/image/ copied into the root. A recipe that did not
 # change is not built again; --update builds it anew from the archive's
 # newest packages.
 #
 # mmdebstrap (--variant=apt: the Essential packages, apt, and those below,
 # no recommends, no documentation, manuals or translations, nor the
 # JavaScript of Prometheus' web pages: the test asks its HTTP API) installs them
-# from the Debian archive the host's apt uses (scripts/debian-archive.sh)
-# with a private apt setup of its own: the host's apt sources and package
-# state are neither read nor changed. The image boots with
+# from the Debian archive the host's apt uses with a private apt setup
+# (scripts/bookworm-root.sh): the host's apt sources and package state
+# are neither read nor changed. The image boots with
 # scripts/vm-run.sh --root debian12 (a Debian kernel: its virtio_blk and
 # ext4). QEMU opens it with snapshot=on: a guest's writes never reach it.
 set -euo pipefail
@@ -48,8 +48,8 @@ deb_depends() {
 }
 mapfile -t DEPENDS < <(deb_depends)
 include=$(IFS=,; echo "${PACKAGES[*]},${DEPENDS[*]}")
-hash=$( { cat "$0"; echo "$include"; find "$IMAGE_DIR" -type f | LC_ALL=C sort | xargs cat; } |
-	sha256sum | cut -c1-16)
+hash=$( { cat "$0" scripts/bookworm-root.sh; echo "$include"
+	find "$IMAGE_DIR" -type f | LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 IMAGE=$OUTDIR/debian12-$hash.img
 mkdir -p "$OUTDIR"
 exec 9>"$OUTDIR/.lock"
@@ -58,9 +58,6 @@ if [ $UPDATE = 0 ] && [ -f "$IMAGE" ]; then
 	echo "$IMAGE"
 	exit 0
 fi
-command -v mmdebstrap >/dev/null || die "mmdebstrap missing (make deps)"
-MIRROR=$(scripts/debian-archive.sh main)
-SECURITY_MIRROR=$(scripts/debian-archive.sh security)
 echo "  FETCH   Debian 12 systemd host: $IMAGE" >&2
 tmp=$(mktemp -d "$OUTDIR/.root.XXXXXX")
 trap 'rm -rf "$tmp" "$tmp.img"' EXIT
@@ -71,11 +68,7 @@ trap 'rm -rf "$tmp" "$tmp.img"' EXIT
 # /etc/machine-id is left empty (mmdebstrap's cleanup): systemd makes one
 # at each boot, which is not a first boot.
 # shellcheck disable=SC2016
-mmdebstrap --quiet --mode=root --variant=apt --architectures=amd64 \
-	--aptopt='APT::Install-Recommends "false"' \
-	--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-	--dpkgopt='path-include=/usr/share/doc/*/copyright' \
-	--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+scripts/bookworm-root.sh apt "$tmp" \
 	--dpkgopt='path-exclude=/usr/share/javascript/*' \
 	--include="$include" \
 	--customize-hook="cp -r $IMAGE_DIR/. \"\$1/\"" \
@@ -83,9 +76,7 @@ mmdebstrap --quiet --mode=root --variant=apt --architectures=amd64 \
 	--customize-hook='chroot "$1" systemctl --quiet disable prometheus.service 2>/dev/null' \
 	--customize-hook='chroot "$1" systemctl --quiet mask getty@.service serial-getty@.service getty-static.service systemd-timesyncd.service apt-daily.timer apt-daily-upgrade.timer' \
 	--customize-hook='echo debian12 >"$1/etc/hostname"; mkdir -p "$1/repo"' \
-	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages' \
-	bookworm "$tmp" \
-	"deb $MIRROR bookworm main" "deb $SECURITY_MIRROR bookworm-security main" >&2
+	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*_Packages'
 size=$(du -sm "$tmp" | cut -f1)
 # room for the packages the test installs and Prometheus' database
 mke2fs -q -t ext4 -L debian12 -d "$tmp" "$tmp.img" "$((size + 256))M" >/dev/null

@@ -15,7 +15,7 @@
 #
 #  - Debian 12's Essential packages and the libraries the package depends
 #    on (its Depends, apt resolving what they need), installed by mmdebstrap
-#    from the Debian archive the host's apt uses (scripts/debian-archive.sh)
+#    from the Debian archive the host's apt uses (scripts/bookworm-root.sh)
 #    with a private apt setup: the host's apt sources and state are neither
 #    read nor changed. No apt, documentation, manuals or translations (as
 #    Debian's slim images). Cached under build/image/ by the hash of this
@@ -42,19 +42,10 @@ die() { echo "build-image: $*" >&2; exit 1; }
 
 # the base layer: an OCI layout with one image, tagged base, in $1
 fetch_base() {
-	local tmp=$1 mirror security_mirror
-	mirror=$(scripts/debian-archive.sh main)
-	security_mirror=$(scripts/debian-archive.sh security)
+	local tmp=$1
 	# shellcheck disable=SC2016 # the hook's $1 is mmdebstrap's
-	mmdebstrap --quiet --mode=root --variant=essential --architectures=amd64 \
-		--aptopt='APT::Install-Recommends "false"' \
-		--dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
-		--dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-		--include="$depends" \
-		--customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \
-		bookworm "$tmp/rootfs.tar" \
-		"deb $mirror bookworm main" "deb $security_mirror bookworm-security main" >&2
+	scripts/bookworm-root.sh essential "$tmp/rootfs.tar" --include="$depends" \
+		--customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*'
 	umoci init --layout "$tmp/oci"
 	umoci new --image "$tmp/oci:base"
 	umoci raw add-layer --image "$tmp/oci:base" \
@@ -71,7 +62,8 @@ VERSION=$(dpkg-deb -f "$DEB" Version)
 # the Depends without versions: dpkg checks the versions when it installs
 depends=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/(.*)//; s/[[:space:]]//g' |
 	grep -v '^$' | sort -u | paste -sd,)
-base_hash=$( { declare -f fetch_base; echo "$depends"; } | sha256sum | cut -c1-16)
+base_hash=$( { declare -f fetch_base; cat scripts/bookworm-root.sh; echo "$depends"; } |
+	sha256sum | cut -c1-16)
 BASE=$OUTDIR/base-$base_hash
 OUT=$OUTDIR/$NAME-$VERSION.oci.tar
 mkdir -p "$OUTDIR"
@@ -79,7 +71,6 @@ exec 9>"$OUTDIR/.lock"
 flock 9
 
 if [ $UPDATE = 1 ] || [ ! -f "$BASE/index.json" ]; then
-	command -v mmdebstrap >/dev/null || die "mmdebstrap missing (make deps)"
 	command -v umoci >/dev/null || die "umoci missing (make deps)"
 	echo "  FETCH   Debian 12 base of the image: $BASE" >&2
 	tmp=$(mktemp -d "$OUTDIR/.base.XXXXXX")

@@ -18,7 +18,7 @@ GUEST_BINS += $(IMAGE_BUILT)
 image: $(IMAGE_BUILT)
 	@deploy/container/build-image.sh $(IMAGE_DEB_DIR)
 
-$(IMAGE_BUILT): $$(SYSTEMD_HOST_DEBS) deploy/container/build-image.sh
+$(IMAGE_BUILT): $$(SYSTEMD_HOST_DEBS) deploy/container/build-image.sh scripts/bookworm-root.sh
 	@mkdir -p $(@D)
 	@deploy/container/build-image.sh $(IMAGE_DEB_DIR) >/dev/null
 	@touch $@

@@ -19,6 +19,6 @@ $(SYSTEMD_HOST_DEBS): $$(CGC_LIB_SO) $$(CGC_TOOL_BINS) $$(addprefix $(BUILD)/bin
 	@deploy/build-deb.sh $(@D) >$(@D).log 2>&1 || { tail -30 $(@D).log; exit 1; }
 	@touch $@
 
-$(SYSTEMD_HOST_IMAGE): $(SYSTEMD_HOST_DEBS) scripts/systemd-host-image.sh \
+$(SYSTEMD_HOST_IMAGE): $(SYSTEMD_HOST_DEBS) scripts/systemd-host-image.sh scripts/bookworm-root.sh \
 		$(shell find tests/systemd-host/image -type f)
 	@scripts/systemd-host-image.sh >$@.$$$$ && mv $@.$$$$ $@
